@@ -1,0 +1,56 @@
+// The analyzer interface. An analyzer reads only the index (never the raw
+// bundle) and emits findings. It declares the inputs it needs so the report can
+// say "not applicable: no log files" instead of a silent empty result.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/finding.h"
+#include "index/index_reader.h"
+
+namespace casefile {
+
+struct AnalyzerInfo {
+  std::string name;         // "hang"
+  std::string version;      // bumped when its findings change
+  std::string description;  // one line
+  std::vector<std::string> codes;         // every code it may emit
+  std::vector<std::string> needed_kinds;  // file kinds it reads; any one present is enough
+};
+
+class AnalysisContext {
+ public:
+  explicit AnalysisContext(const IndexReader& index);
+  const IndexReader& index() const { return index_; }
+  // Display name of a bundle id (for evidence).
+  const std::string& BundleName(int64_t bundle_id) const;
+  const FileRow* File(int64_t file_id) const;
+  const std::vector<FileRow>& files() const { return files_; }
+  // Evidence for a line of a file.
+  Evidence MakeEvidence(int64_t file_id, int64_t line_no, std::string_view text) const;
+  void Emit(Finding f);
+  std::vector<Finding> TakeFindings();
+
+ private:
+  const IndexReader& index_;
+  std::vector<FileRow> files_;
+  std::vector<BundleRow> bundles_;
+  std::vector<Finding> findings_;
+};
+
+class Analyzer {
+ public:
+  virtual ~Analyzer() = default;
+  virtual const AnalyzerInfo& info() const = 0;
+  // nullopt when the analyzer can run; else why not ("no log files").
+  // The default checks info().needed_kinds against the index's files.
+  virtual std::optional<std::string> NotApplicable(const AnalysisContext& ctx) const;
+  // Emits findings through ctx. May throw: the runner records the failure
+  // and goes on with the other analyzers.
+  virtual void Run(AnalysisContext& ctx) const = 0;
+};
+
+}  // namespace casefile

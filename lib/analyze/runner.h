@@ -1,0 +1,28 @@
+// Runs analyzers over an index. A failing analyzer never stops the others: its
+// status is "failed" with the error, and the rest still run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyze/analyzer.h"
+
+namespace casefile {
+
+struct AnalyzerStatus {
+  std::string name;
+  std::string version;
+  std::string status;  // "ran", "not_applicable", "failed"
+  std::string reason;  // why not applicable or failed; "" when ran
+  int64_t findings = 0;
+};
+
+struct AnalysisResult {
+  std::vector<AnalyzerStatus> analyzers;
+  std::vector<Finding> findings;  // sorted: severity desc, code, first evidence
+};
+
+// `names` empty = all. Throws Error(kUnknownAnalyzer) for a name not registered.
+AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names);
+
+}  // namespace casefile

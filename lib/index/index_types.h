@@ -1,0 +1,100 @@
+// Rows of the index, as the writer takes them and the reader returns them.
+// docs/SCHEMA.md documents every table and column; keep the two in step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/line_fields.h"
+
+namespace casefile {
+
+struct BundleRow {
+  int64_t id = 0;
+  std::string name;      // display name (base name of the input)
+  std::string path;      // the input path as given
+  std::string identity;  // BundleIdentity() at index time
+  std::string format;    // "directory", "tar", "tar.zst", "zip"… as libarchive named it
+  std::string status;    // "complete" or "partial"
+  std::string error;     // why partial; empty when complete
+  std::optional<std::string> host;  // from the manifest, when present
+  int64_t entries = 0;
+  int64_t bytes = 0;     // decompressed bytes read
+};
+
+struct FileRow {
+  int64_t id = 0;
+  int64_t bundle_id = 0;
+  std::string path;        // normalised path inside the bundle
+  std::string kind;        // log, hlo, trace, config, version, sysinfo, manifest, other
+  std::string entry_type;  // file, directory, symlink, hardlink, device, other
+  std::string link_target;
+  int64_t size = -1;       // decompressed bytes read
+  int64_t mtime = 0;
+  std::optional<std::string> host;
+  std::optional<std::string> task;  // e.g. "worker_3", "slice_0/task_1"
+  std::optional<int64_t> rank;
+  int64_t line_count = 0;
+  bool gunzipped = false;
+  bool truncated = false;  // a limit cut this file short
+};
+
+// One stored line. The reader hands out views valid only during a callback.
+struct LineRecord {
+  int64_t file_id = 0;
+  int64_t line_no = 0;       // 1-based, in the file as read (after gunzip)
+  uint64_t offset = 0;       // byte offset of the line in the file
+  int64_t ts_us = kNoTimestamp;
+  Level level = Level::kUnknown;
+  int32_t rank = -1;         // -1 = unknown
+  std::string_view host;     // empty = unknown
+  int64_t pid = -1;
+  uint32_t msg_start = 0;    // where the message starts in `text` after wrappers
+  uint32_t flags = 0;        // LineFlag bits
+  std::string_view text;     // the line, ANSI removed, \r frames reduced
+  std::string_view message() const { return text.substr(msg_start <= text.size() ? msg_start : text.size()); }
+};
+
+struct TraceEventRow {
+  int64_t file_id = 0;
+  std::string pid;           // as in the trace (ints and strings both occur)
+  std::string tid;
+  std::optional<std::string> process_name;
+  std::optional<std::string> thread_name;
+  std::string name;
+  std::string category;
+  std::string phase;         // X, B, E, i, I, C, ...
+  double ts_us = 0;
+  std::optional<double> dur_us;
+  std::string args_json;     // "{}" when absent
+};
+
+struct HloModuleRow {
+  int64_t file_id = 0;
+  std::string module_name;
+  std::string stage;        // before_optimizations, after_optimizations, sm_9.0_gpu_after_optimizations…
+  std::optional<std::string> host;
+  std::string fingerprint;  // stable hash of the module text (hex)
+  std::optional<std::string> xla_fingerprint;  // fingerprint_before_lhs when present
+  int64_t instruction_count = 0;
+  int64_t computation_count = 0;
+};
+
+struct ConfigRow {
+  int64_t file_id = 0;
+  std::string key;     // dotted path: "fp16.enabled", "optimizer.params.lr", "[0].name"
+  std::string value;   // scalar rendered as text; JSON null -> "null"
+  int64_t line_no = 0; // 0 when unknown
+};
+
+struct IngestIssueRow {
+  int64_t bundle_id = 0;
+  std::string path;
+  int64_t offset = 0;
+  std::string kind;
+  std::string message;
+};
+
+}  // namespace casefile

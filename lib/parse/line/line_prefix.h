@@ -1,0 +1,55 @@
+// The wrappers in front of a log message, stripped in a loop: launcher and
+// cloud-export prefixes, torch rank tags, NCCL host:pid:tid, glog and Python
+// logging headers, syslog and dmesg stamps. What each wrapper said (time,
+// level, rank, host, pid) is kept. Nothing here uses std::regex: it runs on
+// every line of every log.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "common/line_fields.h"
+
+namespace casefile {
+
+// Bits of LinePrefix::wrappers, one per wrapper kind recognised.
+enum WrapperKind : uint32_t {
+  kWrapCloudExport = 1u << 0,   // "  | 2024-05-01T12:00:00.000Z | "
+  kWrapViewerLineNo = 1u << 1,  // "[80746] "
+  kWrapSrunLabel = 1u << 2,     // "1: "
+  kWrapMpirun = 1u << 3,        // "[1,0]<stdout>:"
+  kWrapPdshHost = 1u << 4,      // "node-12: "
+  kWrapRay = 1u << 5,           // "(RayWorkerWrapper pid=3490362) "
+  kWrapTorchRank = 1u << 6,     // "[rank3]:" / "[default3]:"
+  kWrapNcclHost = 1u << 7,      // "host:pid:tid [dev] "
+  kWrapGlog = 1u << 8,          // "I1129 09:21:26.123456  1234 file.cc:12] " and "[E1218 20:27:21.4 F.cpp:629] "
+  kWrapIsoTime = 1u << 9,       // ISO-8601 or Python logging time
+  kWrapLevelWord = 1u << 10,    // "ERROR", "[INFO]", "INFO:root:", " - WARNING - "
+  kWrapSyslog = 1u << 11,       // "May 15 23:09:30 host prog[pid]: "
+  kWrapDmesg = 1u << 12,        // "[  518.050606] " or "[Sun Mar 30 08:24:00 2025] "
+  kWrapDeepSpeed = 1u << 13,    // "[2025-12-18 20:27:22,783] [INFO] [launch.py:319:fn] "
+};
+
+// Year and zone assumptions for formats that carry no year (glog, syslog) or
+// no zone. Times without a zone are taken as UTC.
+struct TimeContext {
+  int default_year = 1970;
+};
+
+struct LinePrefix {
+  int64_t ts_us = kNoTimestamp;  // UTC microseconds since the epoch
+  // Seconds since boot of a raw dmesg stamp ("[  518.050606]"), or -1. It is
+  // not a wall-clock time, so ts_us stays kNoTimestamp for it.
+  double monotonic_s = -1;
+  Level level = Level::kUnknown;
+  int32_t rank = -1;      // global rank from [rankN]/[defaultN], srun/mpirun labels
+  std::string_view host;  // from NCCL, syslog or pdsh prefixes; points into the line
+  int64_t pid = -1;
+  int32_t device = -1;    // NCCL "[dev]": the local CUDA device, not the rank
+  uint32_t msg_start = 0; // offset in the line where the message begins
+  uint32_t wrappers = 0;  // WrapperKind bits
+};
+
+LinePrefix ParseLinePrefix(std::string_view line, const TimeContext& ctx);
+
+}  // namespace casefile
