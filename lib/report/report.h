@@ -27,6 +27,8 @@ struct Report {
 Report BuildReport(const IndexReader& index, AnalysisResult analysis);
 
 std::string RenderJson(const Report& report);
+// One finding as compact JSON, as stored in the index's findings table.
+std::string RenderFindingJson(const Finding& finding);
 // `color`: ANSI colours (the CLI decides: TTY and no NO_COLOR).
 std::string RenderText(const Report& report, bool color);
 

@@ -1,0 +1,21 @@
+#include "analyze/registry.h"
+
+#include <algorithm>
+
+#include "analyze/analyzers/hang/hang_analyzer.h"
+
+namespace casefile {
+
+const std::vector<std::unique_ptr<Analyzer>>& BuiltinAnalyzers() {
+  static const auto* analyzers = [] {
+    auto* list = new std::vector<std::unique_ptr<Analyzer>>();
+    // One line per analyzer.
+    list->push_back(MakeHangAnalyzer());
+    std::sort(list->begin(), list->end(),
+              [](const auto& a, const auto& b) { return a->info().name < b->info().name; });
+    return list;
+  }();
+  return *analyzers;
+}
+
+}  // namespace casefile

@@ -1,0 +1,141 @@
+#include "engine/session.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include "analyze/runner.h"
+#include "bundle/bundle_reader.h"
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/version.h"
+#include "index/index_writer.h"
+#include "ingest/ingest.h"
+
+namespace fs = std::filesystem;
+
+namespace casefile {
+namespace {
+
+std::string AbsolutePath(const std::string& p) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(p, ec);
+  if (ec) return p;
+  return abs.lexically_normal().generic_string();
+}
+
+std::string CacheDir() {
+  if (const char* d = std::getenv("CASEFILE_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/casefile";
+  if (const char* d = std::getenv("HOME"); d && *d) return std::string(d) + "/.cache/casefile";
+  return (fs::temp_directory_path() / "casefile").string();
+}
+
+// What must match for an existing index to be reused: the library version,
+// the limits (they change what is indexed) and every input's identity.
+std::string InputsIdentity(const std::vector<std::string>& inputs, const Limits& l) {
+  std::string id = std::string("casefile ") + kVersionString + "\n";
+  id += "limits " + std::to_string(l.max_entry_bytes) + " " + std::to_string(l.max_total_bytes) +
+        " " + std::to_string(l.max_entries) + " " + std::to_string(l.max_line_bytes) + " " +
+        std::to_string(l.max_trace_event_bytes) + "\n";
+  for (const auto& in : inputs) id += AbsolutePath(in) + "\t" + BundleIdentity(in) + "\n";
+  return id;
+}
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string DefaultIndexPath(const std::vector<std::string>& inputs) {
+  Fnv1a64 h;
+  for (const auto& in : inputs) {
+    h.Update(AbsolutePath(in));
+    h.Update(std::string_view("\0", 1));
+  }
+  return CacheDir() + "/" + h.HexDigest() + ".casefile.db";
+}
+
+Session::Session(std::vector<std::string> inputs, SessionOptions options)
+    : inputs_(std::move(inputs)), options_(std::move(options)) {
+  if (inputs_.empty()) throw Error(ErrorCode::kArgument, "no input bundles given");
+  for (const auto& in : inputs_) {
+    std::error_code ec;
+    if (!fs::exists(in, ec)) throw Error(ErrorCode::kNotFound, in + ": no such file or directory");
+  }
+  index_path_ = options_.index_path.empty() ? DefaultIndexPath(inputs_) : options_.index_path;
+}
+
+Session::~Session() = default;
+
+IndexOutcome Session::Index(const ProgressFn& progress) {
+  IndexOutcome outcome;
+  const std::string identity = InputsIdentity(inputs_, options_.limits);
+  reader_.reset();
+  std::error_code ec;
+  if (!options_.reindex && fs::exists(index_path_, ec)) {
+    try {
+      auto existing = IndexReader::Open(index_path_);
+      if (existing->Meta("inputs_identity") == identity) {
+        outcome.reused = true;
+        for (const auto& b : existing->Bundles()) {
+          if (b.status == "partial") {
+            outcome.partial = true;
+            outcome.errors.push_back(b.error);
+          }
+        }
+        reader_ = std::move(existing);
+        return outcome;
+      }
+    } catch (const Error&) {
+      // An unreadable or old index is rebuilt, never trusted.
+    }
+  }
+
+  const fs::path parent = fs::path(index_path_).parent_path();
+  if (!parent.empty()) {
+    fs::create_directories(parent, ec);
+    if (ec) throw Error(ErrorCode::kIo, parent.string() + ": cannot create directory: " + ec.message());
+  }
+  {
+    IndexWriter writer(index_path_);
+    IngestResult r = IngestInputs(inputs_, options_.limits, progress, writer);
+    writer.SetMeta("casefile_version", kVersionString);
+    writer.SetMeta("created_at", UtcNow());
+    writer.SetMeta("inputs_identity", identity);
+    writer.SetMeta("input_bytes", std::to_string(r.bytes));
+    writer.SetMeta("input_lines", std::to_string(r.lines));
+    writer.Commit();
+    outcome.partial = r.partial;
+    outcome.errors = std::move(r.errors);
+  }
+  reader_ = IndexReader::Open(index_path_);
+  return outcome;
+}
+
+Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool store_findings) {
+  if (!reader_) Index(nullptr);
+  AnalysisResult analysis = RunAnalyzers(*reader_, analyzer_names);
+  Report report = BuildReport(*reader_, std::move(analysis));
+  if (store_findings) {
+    std::vector<StoredFinding> stored;
+    for (const auto& f : report.findings) {
+      stored.push_back({f.code, f.analyzer, SeverityName(f.severity), RenderFindingJson(f)});
+    }
+    StoreFindings(index_path_, stored);
+  }
+  return report;
+}
+
+void Session::Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb) {
+  if (!reader_) throw Error(ErrorCode::kMisuse, "query before the index was built or opened");
+  reader_->Query(sql, row_cb);
+}
+
+}  // namespace casefile

@@ -1,0 +1,200 @@
+#include "ingest/file_sink.h"
+
+#include <ctime>
+
+#include "common/error.h"
+#include "parse/config/config_parser.h"
+#include "parse/hlo/hlo_scanner.h"
+#include "parse/line/ansi.h"
+#include "parse/line/line_prefix.h"
+#include "parse/line/line_splitter.h"
+#include "parse/line/utf8.h"
+#include "parse/trace/trace_reader.h"
+
+namespace casefile {
+namespace {
+
+// Configs are parsed from memory; larger "configs" are indexed as lines only.
+constexpr size_t kMaxConfigBytes = 16u << 20;
+
+int YearOf(int64_t epoch_seconds) {
+  std::time_t t = static_cast<std::time_t>(epoch_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return tm.tm_year + 1900;
+}
+
+// Every text file becomes lines (so any line can be cited as evidence);
+// HLO modules and configs are also summarised into their own tables.
+class LineSink : public FileSink {
+ public:
+  LineSink(const FileContext& ctx, const Limits& limits, IndexWriter& writer)
+      : ctx_(ctx),
+        writer_(writer),
+        splitter_(limits.max_line_bytes, [this](const RawLine& l) { OnLine(l); }) {
+    // glog and syslog stamps carry no year: take it from the file's mtime
+    // until a line with a full date says otherwise.
+    time_ctx_.default_year = ctx.mtime > 0 ? YearOf(ctx.mtime) : 1970;
+    if (ctx.kind == FileKind::kHlo) hlo_.emplace(ctx.path);
+    if (ctx.kind == FileKind::kConfig) config_text_.emplace();
+    record_.file_id = ctx.file_id;
+    if (ctx.host) file_host_ = *ctx.host;
+  }
+
+  void Feed(std::string_view chunk) override {
+    stats_.bytes += chunk.size();
+    if (config_text_) {
+      if (config_text_->size() + chunk.size() <= kMaxConfigBytes) {
+        config_text_->append(chunk);
+      } else {
+        config_too_large_ = true;
+      }
+    }
+    splitter_.Feed(chunk);
+  }
+
+  void Finish() override {
+    splitter_.Finish();
+    writer_.EndFileLines(ctx_.file_id);
+    if (hlo_ && hlo_->is_module()) {
+      HloModuleRow row = hlo_->Finish();
+      row.file_id = ctx_.file_id;
+      if (!row.host && ctx_.host) row.host = ctx_.host;
+      writer_.AddHloModule(row);
+    }
+    if (config_text_) FinishConfig();
+    if (stats_.truncated_lines > 0) {
+      writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, "line_truncated",
+                              ctx_.path + ": " + std::to_string(stats_.truncated_lines) +
+                                  " line(s) longer than the line limit were truncated, first at line " +
+                                  std::to_string(stats_.first_truncated_line)});
+    }
+  }
+
+  const FileStats& stats() const override { return stats_; }
+
+ private:
+  void OnLine(const RawLine& raw) {
+    ++stats_.lines;
+    uint32_t flags = raw.flags;
+    std::string_view text = raw.text;
+    if (StripAnsi(text, clean_)) {
+      text = clean_;
+      flags |= kLineHadAnsi;
+    }
+    if (!IsValidUtf8(text)) flags |= kLineInvalidUtf8;
+    if (flags & kLineTruncated) {
+      if (stats_.truncated_lines++ == 0) stats_.first_truncated_line = static_cast<int64_t>(stats_.lines);
+    }
+    const LinePrefix p = ParseLinePrefix(text, time_ctx_);
+    if ((p.wrappers & (kWrapIsoTime | kWrapDeepSpeed | kWrapCloudExport)) && p.ts_us != kNoTimestamp) {
+      time_ctx_.default_year = YearOf(p.ts_us / 1000000);
+    }
+    record_.line_no = static_cast<int64_t>(stats_.lines);
+    record_.offset = raw.offset;
+    record_.ts_us = p.ts_us;
+    record_.level = p.level;
+    record_.rank = p.rank >= 0 ? p.rank : (ctx_.rank ? static_cast<int32_t>(*ctx_.rank) : -1);
+    record_.host = !p.host.empty() ? p.host : std::string_view(file_host_);
+    record_.pid = p.pid;
+    record_.msg_start = p.msg_start;
+    record_.flags = flags;
+    record_.text = text;
+    writer_.AddLine(record_);
+    if (hlo_) hlo_->AddLine(text);
+  }
+
+  void FinishConfig() {
+    if (config_too_large_) {
+      writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, static_cast<int64_t>(kMaxConfigBytes),
+                              "config_too_large",
+                              ctx_.path + ": larger than 16 MiB, indexed as lines only"});
+      return;
+    }
+    try {
+      ParseConfig(ConfigFormatForPath(ctx_.path), *config_text_,
+                  [&](std::string_view key, std::string_view value, int64_t line_no) {
+                    writer_.AddConfig({ctx_.file_id, std::string(key), std::string(value), line_no});
+                  });
+    } catch (const Error& e) {
+      writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, "config_invalid", e.what()});
+    }
+  }
+
+  FileContext ctx_;
+  IndexWriter& writer_;
+  LineSplitter splitter_;
+  TimeContext time_ctx_;
+  LineRecord record_;
+  std::string file_host_;
+  std::string clean_;
+  std::optional<HloScanner> hlo_;
+  std::optional<std::string> config_text_;
+  bool config_too_large_ = false;
+  FileStats stats_;
+};
+
+class TraceSink : public FileSink {
+ public:
+  TraceSink(const FileContext& ctx, const Limits& limits, IndexWriter& writer)
+      : ctx_(ctx),
+        writer_(writer),
+        reader_(limits.max_trace_event_bytes,
+                TraceReader::Callbacks{
+                    [this](TraceEventRow&& row) {
+                      row.file_id = ctx_.file_id;
+                      writer_.AddTraceEvent(row);
+                    },
+                    [this](uint64_t offset, std::string kind, std::string message) {
+                      writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path,
+                                              static_cast<int64_t>(offset), std::move(kind),
+                                              ctx_.path + ": " + message});
+                    }}) {}
+
+  void Feed(std::string_view chunk) override {
+    stats_.bytes += chunk.size();
+    reader_.Feed(chunk);
+  }
+
+  void Finish() override {
+    reader_.Finish();
+    for (const auto& [pid, name] : reader_.process_names()) {
+      writer_.SetTraceProcessName(ctx_.file_id, pid, name);
+    }
+    for (const auto& [key, name] : reader_.thread_names()) {
+      writer_.SetTraceThreadName(ctx_.file_id, key.first, key.second, name);
+    }
+  }
+
+  const FileStats& stats() const override { return stats_; }
+
+ private:
+  FileContext ctx_;
+  IndexWriter& writer_;
+  TraceReader reader_;
+  FileStats stats_;
+};
+
+// Binary files are recorded (path, size) but not parsed.
+class CountingSink : public FileSink {
+ public:
+  void Feed(std::string_view chunk) override { stats_.bytes += chunk.size(); }
+  void Finish() override {}
+  const FileStats& stats() const override { return stats_; }
+
+ private:
+  FileStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<FileSink> MakeFileSink(const FileContext& ctx, const Limits& limits,
+                                       IndexWriter& writer) {
+  switch (ctx.kind) {
+    case FileKind::kTrace: return std::make_unique<TraceSink>(ctx, limits, writer);
+    case FileKind::kBinary: return std::make_unique<CountingSink>();
+    default: return std::make_unique<LineSink>(ctx, limits, writer);
+  }
+}
+
+}  // namespace casefile
