@@ -24,13 +24,13 @@ size_t casefile_analyzer_count(void) {
   return registry == nullptr ? 0 : registry->size();
 }
 
-const char *casefile_analyzer_name(size_t index) {
+const char* casefile_analyzer_name(size_t index) {
   const auto* registry = Registry();
   if (registry == nullptr || index >= registry->size()) return nullptr;
   return (*registry)[index]->info().name.c_str();
 }
 
-const char *casefile_analyzer_description(size_t index) {
+const char* casefile_analyzer_description(size_t index) {
   const auto* registry = Registry();
   if (registry == nullptr || index >= registry->size()) return nullptr;
   return (*registry)[index]->info().description.c_str();

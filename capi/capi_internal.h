@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "casefile.h"
@@ -58,10 +59,13 @@ struct casefile_report {
 namespace casefile::capi {
 
 // Records a failure: *err (when err is not NULL) and, for a live session, its
-// last error. Never throws: when even the message cannot be allocated, *err
-// receives a static out-of-memory error that casefile_error_free ignores.
+// last error, as "<function>: <message><detail>". Never throws (its inputs are
+// views, so callers allocate nothing either): when even the message cannot be
+// allocated, *err receives a static out-of-memory error that
+// casefile_error_free ignores.
 casefile_status Fail(const char* function, casefile_session* session, casefile_error** err,
-                     casefile_status status, const std::string& message) noexcept;
+                     casefile_status status, std::string_view message,
+                     std::string_view detail = {}) noexcept;
 
 casefile_status StatusFromCode(ErrorCode code) noexcept;
 
@@ -79,8 +83,7 @@ casefile_status Guard(const char* function, casefile_session* session, casefile_
   } catch (const std::bad_alloc&) {
     return Fail(function, session, err, CASEFILE_E_NOMEM, "out of memory");
   } catch (const std::exception& e) {
-    return Fail(function, session, err, CASEFILE_E_INTERNAL,
-                std::string("internal error: ") + e.what());
+    return Fail(function, session, err, CASEFILE_E_INTERNAL, "internal error: ", e.what());
   } catch (...) {
     return Fail(function, session, err, CASEFILE_E_INTERNAL, "internal error: unknown exception");
   }
@@ -119,16 +122,16 @@ const casefile_finding* LiveFinding(const casefile_finding* finding) noexcept;
     }                           \
   } while (0)
 
-#define CASEFILE_CHECK_ARG(function, session, err, arg)                                  \
-  do {                                                                                   \
-    if ((arg) == nullptr) {                                                              \
-      return ::casefile::capi::Fail(function, session, err, CASEFILE_E_ARGUMENT,         \
-                                    "argument '" #arg "' is NULL");                       \
-    }                                                                                    \
+#define CASEFILE_CHECK_ARG(function, session, err, arg)                          \
+  do {                                                                           \
+    if ((arg) == nullptr) {                                                      \
+      return ::casefile::capi::Fail(function, session, err, CASEFILE_E_ARGUMENT, \
+                                    "argument '" #arg "' is NULL");              \
+    }                                                                            \
   } while (0)
 
-#define CASEFILE_CHECK_OUT(function, err, out)                                            \
-  do {                                                                                   \
-    CASEFILE_CHECK_ARG(function, nullptr, err, out);                                     \
-    *(out) = nullptr;                                                                    \
+#define CASEFILE_CHECK_OUT(function, err, out)       \
+  do {                                               \
+    CASEFILE_CHECK_ARG(function, nullptr, err, out); \
+    *(out) = nullptr;                                \
   } while (0)

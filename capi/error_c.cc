@@ -45,11 +45,11 @@ casefile_status StatusFromCode(ErrorCode code) noexcept {
 }
 
 casefile_status Fail(const char* function, casefile_session* session, casefile_error** err,
-                     casefile_status status, const std::string& message) noexcept {
+                     casefile_status status, std::string_view message,
+                     std::string_view detail) noexcept {
   std::string text;
   try {
-    text.reserve(message.size() + 64);
-    text.append(function).append(": ").append(message);
+    text.append(function).append(": ").append(message).append(detail);
   } catch (...) {
     text.clear();
   }
@@ -84,7 +84,7 @@ using casefile::capi::kErrorMagic;
 
 extern "C" {
 
-const char *casefile_status_string(casefile_status status) {
+const char* casefile_status_string(casefile_status status) {
   switch (status) {
     case CASEFILE_OK:
       return "success";
@@ -124,24 +124,24 @@ const char *casefile_status_string(casefile_status status) {
   return "unknown status";
 }
 
-casefile_status casefile_error_status(const casefile_error *err) {
+casefile_status casefile_error_status(const casefile_error* err) {
   if (err == nullptr || err->magic != kErrorMagic) return CASEFILE_E_ARGUMENT;
   return err->status;
 }
 
-const char *casefile_error_message(const casefile_error *err) {
+const char* casefile_error_message(const casefile_error* err) {
   if (err == nullptr || err->magic != kErrorMagic) return "";
   if (err == &casefile::capi::kOutOfMemoryError) return "out of memory";
   return err->message.c_str();
 }
 
-void casefile_error_free(casefile_error *err) {
+void casefile_error_free(casefile_error* err) {
   if (err == nullptr || err == &casefile::capi::kOutOfMemoryError) return;
   if (err->magic != kErrorMagic) return;  // foreign or already freed: leave it alone
   err->magic = kDeadMagic;
   delete err;
 }
 
-void casefile_string_free(char *str) { std::free(str); }
+void casefile_string_free(char* str) { std::free(str); }
 
 }  // extern "C"

@@ -23,15 +23,15 @@ const char* Str(const casefile_finding* finding, const std::string casefile::Fin
 
 extern "C" {
 
-const char *casefile_finding_code(const casefile_finding *finding) {
+const char* casefile_finding_code(const casefile_finding* finding) {
   return Str(finding, &casefile::Finding::code);
 }
 
-const char *casefile_finding_analyzer(const casefile_finding *finding) {
+const char* casefile_finding_analyzer(const casefile_finding* finding) {
   return Str(finding, &casefile::Finding::analyzer);
 }
 
-casefile_severity casefile_finding_severity(const casefile_finding *finding) {
+casefile_severity casefile_finding_severity(const casefile_finding* finding) {
   const casefile_finding* f = LiveFinding(finding);
   if (f == nullptr) return CASEFILE_SEVERITY_INFO;
   switch (f->finding.severity) {
@@ -45,26 +45,26 @@ casefile_severity casefile_finding_severity(const casefile_finding *finding) {
   return CASEFILE_SEVERITY_ERROR;
 }
 
-const char *casefile_finding_title(const casefile_finding *finding) {
+const char* casefile_finding_title(const casefile_finding* finding) {
   return Str(finding, &casefile::Finding::title);
 }
 
-const char *casefile_finding_summary(const casefile_finding *finding) {
+const char* casefile_finding_summary(const casefile_finding* finding) {
   return Str(finding, &casefile::Finding::summary);
 }
 
-const char *casefile_finding_recommendation(const casefile_finding *finding) {
+const char* casefile_finding_recommendation(const casefile_finding* finding) {
   return Str(finding, &casefile::Finding::recommendation);
 }
 
-size_t casefile_finding_culprit_count(const casefile_finding *finding) {
+size_t casefile_finding_culprit_count(const casefile_finding* finding) {
   const casefile_finding* f = LiveFinding(finding);
   return f == nullptr ? 0 : f->finding.culprits.size();
 }
 
-casefile_status casefile_finding_culprit(const casefile_finding *finding, size_t index,
-                                         const char **host_out, const char **task_out,
-                                         int64_t *rank_out) {
+casefile_status casefile_finding_culprit(const casefile_finding* finding, size_t index,
+                                         const char** host_out, const char** task_out,
+                                         int64_t* rank_out) {
   if (host_out != nullptr) *host_out = nullptr;
   if (task_out != nullptr) *task_out = nullptr;
   if (rank_out != nullptr) *rank_out = -1;
@@ -78,14 +78,14 @@ casefile_status casefile_finding_culprit(const casefile_finding *finding, size_t
   return CASEFILE_OK;
 }
 
-size_t casefile_finding_evidence_count(const casefile_finding *finding) {
+size_t casefile_finding_evidence_count(const casefile_finding* finding) {
   const casefile_finding* f = LiveFinding(finding);
   return f == nullptr ? 0 : f->finding.evidence.size();
 }
 
-casefile_status casefile_finding_evidence(const casefile_finding *finding, size_t index,
-                                          const char **bundle_out, const char **path_out,
-                                          int64_t *line_out, const char **text_out) {
+casefile_status casefile_finding_evidence(const casefile_finding* finding, size_t index,
+                                          const char** bundle_out, const char** path_out,
+                                          int64_t* line_out, const char** text_out) {
   if (bundle_out != nullptr) *bundle_out = nullptr;
   if (path_out != nullptr) *path_out = nullptr;
   if (line_out != nullptr) *line_out = 0;

@@ -44,9 +44,8 @@ std::vector<std::string> AnalyzerNames(const casefile_analyze_options* opts) {
   std::vector<std::string> names;
   if (opts == nullptr || opts->analyzer_count == 0) return names;
   if (opts->analyzers == nullptr) {
-    throw Error(ErrorCode::kArgument,
-                "opts->analyzers is NULL but opts->analyzer_count is " +
-                    std::to_string(opts->analyzer_count));
+    throw Error(ErrorCode::kArgument, "opts->analyzers is NULL but opts->analyzer_count is " +
+                                          std::to_string(opts->analyzer_count));
   }
   names.reserve(opts->analyzer_count);
   for (size_t i = 0; i < opts->analyzer_count; ++i) {
@@ -62,7 +61,7 @@ std::vector<std::string> AnalyzerNames(const casefile_analyze_options* opts) {
 
 extern "C" {
 
-casefile_status casefile_open_options_init(casefile_open_options *opts, unsigned int version) {
+casefile_status casefile_open_options_init(casefile_open_options* opts, unsigned int version) {
   if (opts == nullptr) return CASEFILE_E_ARGUMENT;
   if (version < 1 || version > CASEFILE_OPEN_OPTIONS_VERSION) return CASEFILE_E_VERSION;
   // Only version 1 exists; a later version must write only the fields that
@@ -72,7 +71,7 @@ casefile_status casefile_open_options_init(casefile_open_options *opts, unsigned
   return CASEFILE_OK;
 }
 
-casefile_status casefile_analyze_options_init(casefile_analyze_options *opts,
+casefile_status casefile_analyze_options_init(casefile_analyze_options* opts,
                                               unsigned int version) {
   if (opts == nullptr) return CASEFILE_E_ARGUMENT;
   if (version < 1 || version > CASEFILE_ANALYZE_OPTIONS_VERSION) return CASEFILE_E_VERSION;

@@ -7,9 +7,9 @@ using casefile::capi::Guard;
 
 extern "C" {
 
-casefile_status casefile_session_query(casefile_session *session, const char *sql,
-                                       casefile_row_fn callback, void *payload,
-                                       casefile_error **err) {
+casefile_status casefile_session_query(casefile_session* session, const char* sql,
+                                       casefile_row_fn callback, void* payload,
+                                       casefile_error** err) {
   static constexpr const char* kFn = "casefile_session_query";
   CASEFILE_CLEAR_ERR(err);
   if (casefile_status st = CheckSession(kFn, session, err); st != CASEFILE_OK) return st;

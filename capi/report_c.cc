@@ -32,9 +32,9 @@ const casefile::AnalyzerStatus* AnalyzerAt(const casefile_report* report, size_t
 
 extern "C" {
 
-casefile_status casefile_session_analyze(casefile_report **out, casefile_session *session,
-                                         const casefile_analyze_options *opts,
-                                         casefile_error **err) {
+casefile_status casefile_session_analyze(casefile_report** out, casefile_session* session,
+                                         const casefile_analyze_options* opts,
+                                         casefile_error** err) {
   static constexpr const char* kFn = "casefile_session_analyze";
   CASEFILE_CLEAR_ERR(err);
   CASEFILE_CHECK_OUT(kFn, err, out);
@@ -67,15 +67,15 @@ casefile_status casefile_session_analyze(casefile_report **out, casefile_session
   });
 }
 
-void casefile_report_free(casefile_report *report) {
+void casefile_report_free(casefile_report* report) {
   if (report == nullptr || report->magic != casefile::capi::kReportMagic) return;
   report->magic = casefile::capi::kDeadMagic;
   for (auto& f : report->findings) f.magic = casefile::capi::kDeadMagic;
   delete report;
 }
 
-casefile_status casefile_report_render(char **out, const casefile_report *report,
-                                       casefile_format format, casefile_error **err) {
+casefile_status casefile_report_render(char** out, const casefile_report* report,
+                                       casefile_format format, casefile_error** err) {
   static constexpr const char* kFn = "casefile_report_render";
   CASEFILE_CLEAR_ERR(err);
   CASEFILE_CHECK_OUT(kFn, err, out);
@@ -109,7 +109,7 @@ casefile_status casefile_report_render(char **out, const casefile_report *report
   });
 }
 
-int casefile_report_max_severity(const casefile_report *report) {
+int casefile_report_max_severity(const casefile_report* report) {
   const casefile_report* r = LiveReport(report);
   if (r == nullptr) return -1;
   int max = -1;
@@ -117,44 +117,44 @@ int casefile_report_max_severity(const casefile_report *report) {
   return max;
 }
 
-int casefile_report_has_ingest_issues(const casefile_report *report) {
+int casefile_report_has_ingest_issues(const casefile_report* report) {
   const casefile_report* r = LiveReport(report);
   if (r == nullptr) return 0;
   return (!r->report.ingest_issues.empty() || r->report.partial()) ? 1 : 0;
 }
 
-int casefile_report_is_partial(const casefile_report *report) {
+int casefile_report_is_partial(const casefile_report* report) {
   const casefile_report* r = LiveReport(report);
   return (r != nullptr && r->report.partial()) ? 1 : 0;
 }
 
-size_t casefile_report_finding_count(const casefile_report *report) {
+size_t casefile_report_finding_count(const casefile_report* report) {
   const casefile_report* r = LiveReport(report);
   return r == nullptr ? 0 : r->findings.size();
 }
 
-const casefile_finding *casefile_report_finding(const casefile_report *report, size_t index) {
+const casefile_finding* casefile_report_finding(const casefile_report* report, size_t index) {
   const casefile_report* r = LiveReport(report);
   if (r == nullptr || index >= r->findings.size()) return nullptr;
   return &r->findings[index];
 }
 
-size_t casefile_report_analyzer_count(const casefile_report *report) {
+size_t casefile_report_analyzer_count(const casefile_report* report) {
   const casefile_report* r = LiveReport(report);
   return r == nullptr ? 0 : r->report.analyzers.size();
 }
 
-const char *casefile_report_analyzer_name(const casefile_report *report, size_t index) {
+const char* casefile_report_analyzer_name(const casefile_report* report, size_t index) {
   const casefile::AnalyzerStatus* a = AnalyzerAt(report, index);
   return a == nullptr ? nullptr : a->name.c_str();
 }
 
-const char *casefile_report_analyzer_status(const casefile_report *report, size_t index) {
+const char* casefile_report_analyzer_status(const casefile_report* report, size_t index) {
   const casefile::AnalyzerStatus* a = AnalyzerAt(report, index);
   return a == nullptr ? nullptr : a->status.c_str();
 }
 
-const char *casefile_report_analyzer_reason(const casefile_report *report, size_t index) {
+const char* casefile_report_analyzer_reason(const casefile_report* report, size_t index) {
   const casefile::AnalyzerStatus* a = AnalyzerAt(report, index);
   return a == nullptr ? nullptr : a->reason.c_str();
 }

@@ -28,9 +28,9 @@ using casefile::capi::kSessionMagic;
 
 extern "C" {
 
-casefile_status casefile_session_open(casefile_session **out, const char *const *inputs,
-                                      size_t input_count, const casefile_open_options *opts,
-                                      casefile_error **err) {
+casefile_status casefile_session_open(casefile_session** out, const char* const* inputs,
+                                      size_t input_count, const casefile_open_options* opts,
+                                      casefile_error** err) {
   static constexpr const char* kFn = "casefile_session_open";
   CASEFILE_CLEAR_ERR(err);
   CASEFILE_CHECK_OUT(kFn, err, out);
@@ -54,21 +54,21 @@ casefile_status casefile_session_open(casefile_session **out, const char *const 
       paths.emplace_back(inputs[i]);
     }
     auto handle = std::make_unique<casefile_session>();
-    handle->session =
-        std::make_unique<casefile::Session>(std::move(paths), casefile::capi::ToSessionOptions(opts));
+    handle->session = std::make_unique<casefile::Session>(std::move(paths),
+                                                          casefile::capi::ToSessionOptions(opts));
     *out = handle.release();
     return CASEFILE_OK;
   });
 }
 
-void casefile_session_free(casefile_session *session) {
+void casefile_session_free(casefile_session* session) {
   if (session == nullptr || session->magic != kSessionMagic) return;
   session->magic = kDeadMagic;
   delete session;
 }
 
-casefile_status casefile_session_index(casefile_session *session, casefile_progress_fn progress,
-                                       void *payload, casefile_error **err) {
+casefile_status casefile_session_index(casefile_session* session, casefile_progress_fn progress,
+                                       void* payload, casefile_error** err) {
   static constexpr const char* kFn = "casefile_session_index";
   CASEFILE_CLEAR_ERR(err);
   if (casefile_status st = CheckSession(kFn, session, err); st != CASEFILE_OK) return st;
@@ -88,19 +88,19 @@ casefile_status casefile_session_index(casefile_session *session, casefile_progr
   });
 }
 
-int casefile_session_index_reused(const casefile_session *session) {
+int casefile_session_index_reused(const casefile_session* session) {
   if (session == nullptr || session->magic != kSessionMagic) return 0;
   return session->reused ? 1 : 0;
 }
 
-const char *casefile_session_index_path(const casefile_session *session) {
+const char* casefile_session_index_path(const casefile_session* session) {
   if (session == nullptr || session->magic != kSessionMagic || session->session == nullptr) {
     return "";
   }
   return session->session->index_path().c_str();
 }
 
-const char *casefile_session_last_error(const casefile_session *session) {
+const char* casefile_session_last_error(const casefile_session* session) {
   if (session == nullptr || session->magic != kSessionMagic) return "";
   return session->last_error.c_str();
 }

@@ -37,6 +37,6 @@ extern "C" {
 
 int casefile_version_number(void) { return CASEFILE_VERSION_NUMBER; }
 
-const char *casefile_version_string(void) { return casefile::kVersionString; }
+const char* casefile_version_string(void) { return casefile::kVersionString; }
 
 }  // extern "C"

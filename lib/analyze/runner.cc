@@ -23,7 +23,11 @@ bool FindingBefore(const Finding& a, const Finding& b) {
 }  // namespace
 
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names) {
-  const auto& all = BuiltinAnalyzers();
+  return RunAnalyzers(index, names, BuiltinAnalyzers());
+}
+
+AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
+                            const std::vector<std::unique_ptr<Analyzer>>& all) {
   std::set<std::string> wanted(names.begin(), names.end());
   for (const auto& n : wanted) {
     const bool known = std::any_of(all.begin(), all.end(),

@@ -2,6 +2,7 @@
 // status is "failed" with the error, and the rest still run.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,9 @@ struct AnalysisResult {
 
 // `names` empty = all. Throws Error(kUnknownAnalyzer) for a name not registered.
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names);
+
+// The same over a given list of analyzers (tests, embedders' own lists).
+AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
+                            const std::vector<std::unique_ptr<Analyzer>>& analyzers);
 
 }  // namespace casefile

@@ -4,6 +4,7 @@
 // as an IngestIssue.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -18,7 +19,16 @@ class BundleVisitor {
   // Called once per entry in reading order (archive order; sorted paths for a
   // directory). `data` is non-null for regular files only, and is only valid
   // during the call; the visitor may stop reading it early.
+  //
+  // When `data->Next()` throws Error(kCorrupt), the visitor may let it
+  // propagate or catch it: either way ReadBundle reports it (see ReadBundle)
+  // and the visitor need not record an issue of its own. Any other exception
+  // thrown here (e.g. Error(kAborted)) propagates out of ReadBundle.
   virtual void OnEntry(const EntryInfo& info, EntryData* data) = 0;
+  // An issue about the input. "path_rewritten" and "path_invalid" arrive
+  // before the entry's OnEntry (a skipped entry has no OnEntry); issues about
+  // an entry's bytes ("entry_truncated", "total_limit", "gzip_corrupt",
+  // "archive_corrupt", "entry_unreadable") arrive after its OnEntry returns.
   virtual void OnIssue(const IngestIssue& issue) = 0;
 };
 
@@ -28,8 +38,11 @@ struct BundleReadResult {
   bool partial = false;
   // For a partial read: the reason, naming the entry and the byte offset.
   std::string error;
-  uint64_t entries = 0;
-  uint64_t bytes = 0;  // decompressed bytes delivered
+  uint64_t entries = 0;  // entries passed to OnEntry
+  uint64_t bytes = 0;    // decompressed bytes delivered
+  // "directory", or libarchive's format name followed by its filters, e.g.
+  // "POSIX pax interchange format + zstd", "ZIP 2.0 (deflation)".
+  std::string format;
 };
 
 // Running total across inputs, so max_total_bytes spans all of them.
@@ -37,11 +50,34 @@ struct ReadBudget {
   uint64_t total_bytes = 0;
 };
 
-// Throws Error(kNotFound) when `path` does not exist and Error(kUnsupported)
-// when it is neither a directory nor a readable archive. Damage found after
-// the first entry does not throw: it ends the read with partial = true.
+// How the bytes are cut into chunks. The defaults are right for production;
+// tests shrink them to prove that results do not depend on chunking.
+struct ReadTuning {
+  // Read size for files of a directory input; clamped to [1, 1 MiB].
+  size_t file_chunk_bytes = 256 * 1024;
+  // Read size from an archive file; clamped to [512, 1 MiB].
+  size_t archive_block_bytes = 64 * 1024;
+};
+
+// Throws Error(kNotFound) when `path` does not exist, Error(kUnsupported)
+// when it is neither a directory nor a readable archive (libarchive fails to
+// recognise it or to read its first header), Error(kIo) when the operating
+// system refuses to open it. Damage found after the first entry does not
+// throw: it ends the read with partial = true.
+//
+// Issues (IngestIssue::kind) and their effect on the read:
+//   path_rewritten   the raw path was absolute or held '..', '.', '//', '\'
+//   path_invalid     nothing left after normalisation (or > 4096 bytes): skipped
+//   entry_limit      more than max_entries entries: partial, stops
+//   entry_truncated  an entry longer than max_entry_bytes: the rest is dropped
+//   total_limit      max_total_bytes reached across inputs: partial, stops
+//   archive_corrupt  the archive is damaged or truncated: partial, stops
+//   gzip_corrupt     the inner gzip of a *.gz member is damaged: goes on
+//   entry_unreadable one entry or directory could not be read: goes on
 BundleReadResult ReadBundle(const std::string& path, const Limits& limits, ReadBudget& budget,
                             BundleVisitor& visitor);
+BundleReadResult ReadBundle(const std::string& path, const Limits& limits, ReadBudget& budget,
+                            BundleVisitor& visitor, const ReadTuning& tuning);
 
 // A stable identity of the input as it is on disk now, used to decide whether
 // an existing index can be reused: archive path, size and mtime; for a

@@ -26,7 +26,9 @@ struct EntryInfo {
   int64_t mtime = 0;
   // Target of a symlink or hardlink, recorded and never followed.
   std::string link_target;
-  // True when the raw path was absolute or held '..' and was normalised.
+  // True when the raw path was absolute or held '..' and was normalised (also
+  // an inner '.', an empty component or a '\' separator; a leading "./" and a
+  // directory's trailing '/' are routine and do not count).
   bool path_rewritten = false;
   // True when the data stream is the gunzipped content of a *.gz member.
   bool gunzipped = false;
@@ -39,6 +41,7 @@ class EntryData {
   // The next chunk, valid until the next call; an empty view at the end.
   // Throws casefile::Error(kCorrupt) naming the entry and the byte offset
   // when the bytes cannot be read; what was returned before stays valid input.
+  // After a throw, every later call throws the same error.
   virtual std::string_view Next() = 0;
   // Decompressed bytes returned so far.
   virtual uint64_t offset() const = 0;

@@ -33,8 +33,8 @@ Error EntryFailure::Record(FailedLayer layer, ErrorCode code, uint64_t entry_off
       break;
     case FailedLayer::kEntry:
     case FailedLayer::kNone:
-      message_ += "unreadable at entry data offset " + std::to_string(entry_offset) + " (" +
-                  detail + ")";
+      message_ +=
+          "unreadable at entry data offset " + std::to_string(entry_offset) + " (" + detail + ")";
       break;
   }
   return error();

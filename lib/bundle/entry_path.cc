@@ -18,6 +18,7 @@ std::string_view StripRoutine(std::string_view raw) {
 
 NormalizedPath NormalizeEntryPath(std::string_view raw) {
   NormalizedPath out;
+  if (raw.empty()) return out;
   if (raw.size() > kMaxEntryPathBytes) {
     out.rewritten = true;
     return out;
@@ -39,7 +40,7 @@ NormalizedPath NormalizeEntryPath(std::string_view raw) {
     if (i) out.path.push_back('/');
     out.path.append(parts[i]);
   }
-  out.rewritten = out.path != StripRoutine(raw);
+  out.rewritten = out.path != StripRoutine(raw) || raw.front() == '/';
   return out;
 }
 

@@ -15,12 +15,12 @@ GzipEntryData::~GzipEntryData() {
   if (reader_) archive_read_free(reader_);
 }
 
-long GzipEntryData::ReadSource(archive* reader, void* self, const void** buffer) {
+ssize_t GzipEntryData::ReadSource(archive* reader, void* self, const void** buffer) {
   auto* gz = static_cast<GzipEntryData*>(self);
   try {
     std::string_view chunk = gz->source_.Next();
     *buffer = chunk.data();
-    return static_cast<long>(chunk.size());
+    return static_cast<ssize_t>(chunk.size());
   } catch (...) {
     gz->source_error_ = std::current_exception();
     archive_set_error(reader, EIO, "the outer stream failed");
@@ -44,8 +44,10 @@ bool GzipEntryData::Open() {
       ARCHIVE_OK) {
     if (source_error_) std::rethrow_exception(source_error_);
     // The raw format needs one byte to accept its input: a gzip stream that
-    // decompresses to nothing fails here with the filter recognised.
-    if (archive_errno(reader_) == ARCHIVE_ERRNO_FILE_FORMAT && archive_filter_count(reader_) >= 2 &&
+    // decompresses to nothing fails here with the filter recognised and the
+    // "unrecognized format" errno (EILSEQ, libarchive's private
+    // ARCHIVE_ERRNO_FILE_FORMAT on POSIX systems).
+    if (archive_errno(reader_) == EILSEQ && archive_filter_count(reader_) >= 2 &&
         archive_filter_code(reader_, 0) == ARCHIVE_FILTER_GZIP) {
       return false;
     }

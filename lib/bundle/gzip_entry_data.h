@@ -3,6 +3,8 @@
 // the next chunk of the outer entry. No temporary file, no whole-member buffer.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <exception>
 #include <string_view>
@@ -26,7 +28,7 @@ class GzipEntryData final : public EntryData {
   uint64_t offset() const override { return offset_; }
 
  private:
-  static long ReadSource(archive* reader, void* self, const void** buffer);
+  static ssize_t ReadSource(archive* reader, void* self, const void** buffer);
   // False when the member is a valid gzip stream of zero bytes.
   bool Open();
   // Throws: the source's own error when the outer stream broke (that layer

@@ -1,5 +1,7 @@
 // Opens a finished index read-only. The `lines` virtual table is registered
-// on the connection, so SQL sees every line with its metadata.
+// on the connection, so SQL sees every line with its metadata
+// (docs/SCHEMA.md). Not thread-safe: one thread uses a reader at a time
+// (open one reader per thread; readers of one file do not block each other).
 #pragma once
 
 #include <functional>
@@ -31,21 +33,31 @@ class IndexReader {
   static std::unique_ptr<IndexReader> Open(const std::string& path);
   ~IndexReader();
 
+  // The reader's own connection (read-only, `lines` registered, no
+  // authorizer); valid until the reader is destroyed.
   sqlite3* db() const;
   std::string Meta(const std::string& key) const;  // "" when absent
 
   std::vector<BundleRow> Bundles() const;
-  std::vector<FileRow> Files() const;  // ordered by bundle_id, path
-  std::vector<IngestIssueRow> IngestIssues() const;
-  // All lines of one file in order; the callback returns false to stop.
+  std::vector<FileRow> Files() const;                // ordered by bundle_id, path
+  std::vector<IngestIssueRow> IngestIssues() const;  // in the order they were added
+  // All lines of one file in order, one block in memory at a time; the
+  // record's views are valid during the callback only. The callback returns
+  // false to stop. Throws Error(kCorrupt) for a damaged block.
   void ScanLines(int64_t file_id, const std::function<bool(const LineRecord&)>& cb) const;
-  // One line, or nullopt.
+  // One line, or nullopt when the file has no such line. The last decoded
+  // block is kept, so nearby lines cost no further decoding.
   std::optional<std::string> LineText(int64_t file_id, int64_t line_no) const;
 
-  // Runs SQL on a read-only connection (SQLITE_OPEN_READONLY plus an
-  // authorizer that refuses writes, ATTACH and pragmas that change state).
-  // Throws Error(kReadOnly) for a refused statement, Error(kQuery) for others.
-  // The callback returns false to stop.
+  // Runs one SQL statement on a read-only connection (SQLITE_OPEN_READONLY
+  // plus an authorizer that refuses writes, ATTACH, DDL, transactions and
+  // pragmas that change state). Throws Error(kReadOnly) for a refused
+  // statement or for more than one statement (trailing semicolons,
+  // whitespace and comments are fine), Error(kQuery) with SQLite's message
+  // for other SQL errors. Values are text as SQLite renders them; NULL is
+  // nullopt; a BLOB is hex up to 64 bytes, else "<blob N bytes>". The row
+  // is valid during the callback only; the callback returns false to stop
+  // (not an error).
   void Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb) const;
 
  private:
@@ -55,8 +67,11 @@ class IndexReader {
 };
 
 // Replaces the findings stored in the index at `path` (a separate, writable
-// connection; the rest of the index is not touched). Each finding is stored
-// as its code, analyzer, severity and its JSON.
+// connection; the rest of the index is not touched), in one transaction:
+// readers see the old set or the new one. Each finding is stored as its
+// code, analyzer, severity and its JSON, with ids 1, 2, 3… in order.
+// Throws as IndexReader::Open for a missing or foreign file, Error(kIo) when
+// the file cannot be written.
 struct StoredFinding {
   std::string code;
   std::string analyzer;

@@ -1,8 +1,14 @@
 // Builds an index file. The database is written to a temporary file beside
 // the target and renamed over it only in Commit(), so a crash or an exception
 // never leaves a half index that looks whole. Lines go into compressed blocks
-// (see line_store.h and docs/ARCHITECTURE.md); compression and SQLite inserts
-// run on a second thread so that parsing and storing overlap.
+// (see line_block.h and docs/SCHEMA.md); encoding, compression and every
+// SQLite write run on a second thread, fed through a bounded queue, so that
+// parsing and storing overlap and memory stays flat whatever the input size.
+//
+// Errors: an error met on the storage thread (disk full, say) is thrown by the
+// next call on the writer, or by Commit(); it is never lost. After any error
+// thrown by Commit() the writer is closed and its temporary file removed.
+// Not thread-safe: one thread calls the writer.
 #pragma once
 
 #include <memory>
@@ -19,20 +25,37 @@ class IndexWriter {
   IndexWriter(const IndexWriter&) = delete;
   IndexWriter& operator=(const IndexWriter&) = delete;
 
+  // Ids are assigned here, 1, 2, 3… in call order (row.id is ignored).
   int64_t AddBundle(const BundleRow& row);
-  void UpdateBundle(const BundleRow& row);  // by row.id
+  void UpdateBundle(const BundleRow& row);  // by row.id; Error(kArgument) for an unknown id
+  // Error(kArgument) when row.bundle_id was not returned by AddBundle.
   int64_t AddFile(const FileRow& row);
-  void UpdateFile(const FileRow& row);      // by row.id: line_count, size, truncated, host…
+  void UpdateFile(const FileRow& row);  // by row.id: line_count, size, truncated, host…
   // Lines of a file arrive in order with line_no 1, 2, 3…; one file at a time.
+  // Error(kMisuse) for a line out of order or for a file already ended;
+  // Error(kArgument) for an unknown file id. The line is copied.
   void AddLine(const LineRecord& line);
-  // Ends the current file's lines (flushes its last block).
+  // Ends the file's lines (flushes its last block). A file with no lines
+  // needs no call; calling it is harmless.
   void EndFileLines(int64_t file_id);
   void AddTraceEvent(const TraceEventRow& row);
+  // Names a process / a thread of a trace file: sets process_name (thread_name)
+  // on the file's trace_events rows with that pid (pid and tid) added so far.
+  // Call after the file's events.
+  void SetTraceProcessName(int64_t file_id, const std::string& pid, const std::string& name);
+  void SetTraceThreadName(int64_t file_id, const std::string& pid, const std::string& tid,
+                          const std::string& name);
   void AddHloModule(const HloModuleRow& row);
   void AddConfig(const ConfigRow& row);
   void AddIngestIssue(const IngestIssueRow& row);
+  // Sets a meta row. schema_version, casefile_version and line_block_format
+  // belong to the writer and are overwritten at Commit(); created_at and
+  // inputs_identity get defaults when not set (inputs_identity: a hash of the
+  // bundles' identities in id order).
   void SetMeta(const std::string& key, const std::string& value);
-  // Flushes everything, sets the schema version, closes and renames.
+  // Flushes everything, sets the schema version, closes and renames the
+  // temporary file over the final path (replacing an older index there only
+  // now). Any later call throws Error(kMisuse).
   void Commit();
 
  private:

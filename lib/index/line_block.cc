@@ -14,6 +14,9 @@ namespace {
 
 std::atomic<uint64_t> g_blocks_decoded{0};
 
+// Bits of the block's flag byte.
+constexpr uint8_t kBlockHasLengths = 0x01;  // a text length column is present
+
 // Bits of the per-line attribute byte.
 constexpr uint8_t kAttrLevelMask = 0x07;
 constexpr uint8_t kAttrHasTs = 0x08;
@@ -24,9 +27,7 @@ constexpr size_t kMaxVarint = 10;
 inline uint64_t ZigZag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
-inline int64_t UnZigZag(uint64_t v) {
-  return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
-}
+inline int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
 
 inline uint8_t* PutVarint(uint8_t* p, uint64_t v) {
   while (v >= 0x80) {
@@ -81,6 +82,7 @@ void Block::Reset(int64_t file, int64_t number, int64_t first) {
   first_line = first;
   lines.clear();
   text.clear();
+  text_has_newline = false;
   hosts.clear();
   min_ts = kNoTimestamp;
   max_ts = kNoTimestamp;
@@ -118,21 +120,30 @@ void AppendLine(Block& block, const LineRecord& line, int host_index) {
                   ? static_cast<uint8_t>(line.level)
                   : 0;
   out.host = static_cast<uint8_t>(host_index);
+  if (!block.text_has_newline && std::memchr(text.data(), '\n', text.size()) != nullptr) {
+    block.text_has_newline = true;
+  }
   block.text.append(text);
+  block.text.push_back('\n');
   if (line.ts_us != kNoTimestamp) {
     if (block.min_ts == kNoTimestamp || line.ts_us < block.min_ts) block.min_ts = line.ts_us;
     if (block.max_ts == kNoTimestamp || line.ts_us > block.max_ts) block.max_ts = line.ts_us;
   }
 }
 
-void EncodeBlock(const Block& block, std::string& out) {
+void EncodeBlock(const Block& block, ByteBuffer& out) {
   size_t n = block.lines.size();
-  size_t bound = 1 + 2 * kMaxVarint + block.text.size() + n * (7 * kMaxVarint + 2);
+  size_t bound = 2 + 2 * kMaxVarint + block.text.size() + n * (7 * kMaxVarint + 2);
   for (const std::string& h : block.hosts) bound += kMaxVarint + h.size();
-  out.resize(bound);
-  uint8_t* const begin = reinterpret_cast<uint8_t*>(out.data());
+  uint8_t* const begin = out.Reset(bound);
   uint8_t* p = begin;
   *p++ = kBlockFormatVersion;
+  // Texts are stored newline-terminated, as in the log: zstd finds more
+  // and longer matches across line starts than in glued texts, and the
+  // length column can then be left out (about 3% of the text smaller on
+  // log-like data). A text that holds a newline itself needs the lengths.
+  const bool with_lengths = block.text_has_newline;
+  *p++ = with_lengths ? kBlockHasLengths : 0;
   p = PutVarint(p, n);
   p = PutVarint(p, block.hosts.size());
   for (const std::string& h : block.hosts) {
@@ -165,10 +176,12 @@ void EncodeBlock(const Block& block, std::string& out) {
   }
   for (const BlockLine& l : block.lines) p = PutVarint(p, l.msg_start);
   for (const BlockLine& l : block.lines) p = PutVarint(p, l.flags);
-  for (const BlockLine& l : block.lines) p = PutVarint(p, l.text_len);
+  if (with_lengths) {
+    for (const BlockLine& l : block.lines) p = PutVarint(p, l.text_len);
+  }
   std::memcpy(p, block.text.data(), block.text.size());
   p += block.text.size();
-  out.resize(static_cast<size_t>(p - begin));
+  out.set_size(static_cast<size_t>(p - begin));
 }
 
 DecodedBlock::DecodedBlock() : dctx_(ZSTD_createDCtx()) {
@@ -185,14 +198,42 @@ void DecodedBlock::Decode(const void* blob, size_t blob_size, int64_t raw_bytes)
   }
   unsigned long long content = ZSTD_getFrameContentSize(blob, blob_size);
   if (content != static_cast<unsigned long long>(raw_bytes)) Corrupt("size does not match frame");
-  payload_.resize(static_cast<size_t>(raw_bytes));
-  size_t got = ZSTD_decompressDCtx(dctx_, payload_.data(), payload_.size(), blob, blob_size);
-  if (ZSTD_isError(got) || got != payload_.size()) Corrupt("zstd frame does not decompress");
-  g_blocks_decoded.fetch_add(1, std::memory_order_relaxed);
+  size_t want = static_cast<size_t>(raw_bytes);
+  uint8_t* dst = payload_.Reset(want);
+  size_t got = ZSTD_decompressDCtx(dctx_, dst, want, blob, blob_size);
+  if (ZSTD_isError(got) || got != want) Corrupt("zstd frame does not decompress");
+  payload_.set_size(want);
+  Parse();
+}
 
-  const uint8_t* base = reinterpret_cast<const uint8_t*>(payload_.data());
+void DecodedBlock::DecodePayload(const uint8_t* data, size_t size) {
+  lines_.clear();
+  hosts_.clear();
+  if (size == 0 || size > kMaxBlockRawBytes) Corrupt("implausible raw size");
+  std::memcpy(payload_.Reset(size), data, size);
+  payload_.set_size(size);
+  Parse();
+}
+
+void DecodedBlock::Parse() {
+  g_blocks_decoded.fetch_add(1, std::memory_order_relaxed);
+  try {
+    ParseColumns();
+  } catch (...) {
+    // Never leave half a block behind for a caller that catches and goes on.
+    lines_.clear();
+    hosts_.clear();
+    throw;
+  }
+}
+
+void DecodedBlock::ParseColumns() {
+  const uint8_t* base = payload_.data();
   Reader r(base, base + payload_.size());
   if (r.Byte() != kBlockFormatVersion) Corrupt("unknown block format version");
+  const uint8_t block_flags = r.Byte();
+  if (block_flags & ~kBlockHasLengths) Corrupt("unknown block flags");
+  const bool with_lengths = (block_flags & kBlockHasLengths) != 0;
   uint64_t n = r.Varint();
   // Every line costs at least 7 bytes of columns, which bounds n by the size.
   if (n == 0 || n > payload_.size() / 7) Corrupt("implausible line count");
@@ -247,18 +288,34 @@ void DecodedBlock::Decode(const void* blob, size_t blob_size, int64_t raw_bytes)
     if (v > std::numeric_limits<uint32_t>::max()) Corrupt("flags out of range");
     l.flags = static_cast<uint32_t>(v);
   }
-  uint64_t text_total = 0;
-  for (DecodedLine& l : lines_) {
-    uint64_t v = r.Varint();
-    if (v > kMaxBlockRawBytes) Corrupt("text length out of range");
-    l.text_len = static_cast<uint32_t>(v);
-    text_total += v;
+  const uint64_t text_start = static_cast<uint64_t>(r.pos() - base);
+  if (with_lengths) {
+    uint64_t text_total = 0;
+    for (DecodedLine& l : lines_) {
+      uint64_t v = r.Varint();
+      if (v > kMaxBlockRawBytes) Corrupt("text length out of range");
+      l.text_len = static_cast<uint32_t>(v);
+      text_total += v + 1;  // and its newline
+    }
+    if (text_total != r.Left()) Corrupt("texts do not fill the block");
+  } else {
+    // Each text runs to the next newline.
+    const char* at = reinterpret_cast<const char*>(r.pos());
+    const char* end = reinterpret_cast<const char*>(base) + payload_.size();
+    for (DecodedLine& l : lines_) {
+      const char* nl =
+          static_cast<const char*>(std::memchr(at, '\n', static_cast<size_t>(end - at)));
+      if (!nl) Corrupt("texts end before the last line");
+      l.text_len = static_cast<uint32_t>(nl - at);
+      at = nl + 1;
+    }
+    if (at != end) Corrupt("bytes after the last text");
   }
-  if (text_total != r.Left()) Corrupt("texts do not fill the block");
-  uint64_t text_off = static_cast<uint64_t>(r.pos() - base);
+  uint64_t text_off = with_lengths ? static_cast<uint64_t>(r.pos() - base) : text_start;
   for (DecodedLine& l : lines_) {
     l.text_off = static_cast<uint32_t>(text_off);
-    text_off += l.text_len;
+    if (base[text_off + l.text_len] != '\n') Corrupt("a text is not followed by its newline");
+    text_off += l.text_len + 1;
     uint64_t offset = expected + static_cast<uint64_t>(UnZigZag(l.offset));
     l.offset = offset;
     expected = offset + l.text_len + 1;

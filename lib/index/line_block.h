@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,7 +56,8 @@ struct Block {
   int64_t block_no = 0;
   int64_t first_line = 0;
   std::vector<BlockLine> lines;
-  std::string text;  // all texts, concatenated
+  std::string text;               // all texts, each followed by '\n'
+  bool text_has_newline = false;  // some text holds a '\n' of its own
   std::vector<std::string> hosts;
   int64_t min_ts = kNoTimestamp;  // kNoTimestamp when no line has one
   int64_t max_ts = kNoTimestamp;
@@ -73,8 +75,38 @@ struct Block {
 // Appends `line` (already checked by the writer) to `block`.
 void AppendLine(Block& block, const LineRecord& line, int host_index);
 
+// A growable byte buffer that, unlike std::string::resize, does not zero
+// what it adds: encoding and compression write worst-case bounds of a few
+// hundred KiB per block, and clearing them each time cost measurable time.
+class ByteBuffer {
+ public:
+  // Makes room for `n` bytes, discarding the content; returns the start.
+  uint8_t* Reset(size_t n) {
+    if (n > capacity_) {
+      data_.reset(new uint8_t[n]);
+      capacity_ = n;
+    }
+    size_ = 0;
+    return data_.get();
+  }
+  void set_size(size_t n) { size_ = n; }
+  const uint8_t* data() const { return data_.get(); }
+  uint8_t* data() { return data_.get(); }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  void Release() {
+    data_.reset();
+    size_ = capacity_ = 0;
+  }
+
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
 // Encodes `block` into `out` (replacing its content), uncompressed.
-void EncodeBlock(const Block& block, std::string& out);
+void EncodeBlock(const Block& block, ByteBuffer& out);
 
 // One decoded line; text_off/text_len point into DecodedBlock::payload.
 struct DecodedLine {
@@ -102,11 +134,15 @@ class DecodedBlock {
   // Decompresses and decodes a line_blocks.data blob. Throws Error(kCorrupt)
   // on any inconsistency: the bytes come from a file and are not trusted.
   void Decode(const void* blob, size_t blob_size, int64_t raw_bytes);
+  // Decodes an already decompressed block (what EncodeBlock wrote); the
+  // bytes are copied. Same checks as Decode.
+  void DecodePayload(const uint8_t* data, size_t size);
 
   size_t size() const { return lines_.size(); }
   const DecodedLine& line(size_t i) const { return lines_[i]; }
   std::string_view Text(size_t i) const {
-    return std::string_view(payload_.data() + lines_[i].text_off, lines_[i].text_len);
+    return std::string_view(reinterpret_cast<const char*>(payload_.data()) + lines_[i].text_off,
+                            lines_[i].text_len);
   }
   std::string_view Host(size_t i) const {
     return lines_[i].host == 0 ? std::string_view() : hosts_[lines_[i].host - 1];
@@ -114,8 +150,11 @@ class DecodedBlock {
   LineRecord Record(size_t i, int64_t file_id, int64_t first_line) const;
 
  private:
+  void Parse();  // decodes payload_ into lines_ and hosts_
+  void ParseColumns();
+
   ZSTD_DCtx_s* dctx_;
-  std::string payload_;
+  ByteBuffer payload_;
   std::vector<DecodedLine> lines_;
   std::vector<std::string_view> hosts_;
 };

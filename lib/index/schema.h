@@ -21,7 +21,7 @@ struct IndexSpec {
   const char* name;
   const char* columns;  // "file_id, pid, tid"
   bool unique;
-  const char* doc;      // which lookups it serves
+  const char* doc;  // which lookups it serves
 };
 
 struct TableSpec {

@@ -107,9 +107,7 @@ class IngestVisitor : public BundleVisitor {
     FileKind kind = ClassifyFile(info.path, std::string_view(head).substr(0, kHeadBytes));
     if (manifest_) {
       auto it = manifest_->files.find(info.path);
-      if (it != manifest_->files.end() && it->second.kind) {
-        if (auto k = FileKindFromName(*it->second.kind)) kind = *k;
-      }
+      if (it != manifest_->files.end() && it->second.kind) kind = *it->second.kind;
     }
     row.kind = FileKindName(kind);
     row.id = writer_.AddFile(row);

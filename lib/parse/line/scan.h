@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace casefile::scan {
@@ -20,9 +21,13 @@ inline bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 // True when s[i] exists and equals c.
 inline bool At(std::string_view s, size_t i, char c) { return i < s.size() && s[i] == c; }
 
-// True when s holds `lit` at offset i.
+// True when s holds `lit` at offset i. The first byte is compared inline:
+// most calls fail there, and a library memcmp call costs more than the test.
 inline bool LiteralAt(std::string_view s, size_t i, std::string_view lit) {
-  return i <= s.size() && s.size() - i >= lit.size() && s.compare(i, lit.size(), lit) == 0;
+  if (i > s.size() || s.size() - i < lit.size()) return false;
+  if (lit.empty()) return true;
+  if (s[i] != lit[0]) return false;
+  return std::memcmp(s.data() + i + 1, lit.data() + 1, lit.size() - 1) == 0;
 }
 
 // Reads between 1 and max_digits decimal digits at s[i]. Returns how many were

@@ -17,11 +17,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analyze/analyzers/hang/digest_line.h"
 #include "analyze/analyzers/hang/megascale_text.h"
 #include "common/line_fields.h"
 
@@ -45,6 +47,7 @@ struct ParserLine {
   std::string_view host;     // from a line prefix; empty when unknown
   int64_t pid = -1;          // process or thread id from a prefix; -1 unknown
   int64_t ts_us = kNoTimestamp;
+  bool no_newline = false;  // the file's last line, without a final newline
 };
 
 // A line kept for evidence.
@@ -65,21 +68,6 @@ struct HangReport {
   std::optional<bool> step_in_progress;
   std::string timeout;  // as printed: "1m"
 };
-
-enum class DigestCause {
-  kBadChip,
-  kNetwork,
-  kDifferentModule,
-  kFingerprintMismatch,
-  kInputStall,
-  kUnrecoverable,
-  kUnknown,  // "cannot determine the root cause", or a cause we do not know
-};
-const char* DigestCauseName(DigestCause c);  // "bad_chip", ...
-
-// Cause named by free text (a header or a "Potential cause:" value such as
-// "Bad TPU chips", "INCONSISTENT_TPU_PROGRAM"), or nullopt.
-std::optional<DigestCause> ClassifyCauseText(std::string_view text);
 
 // One "Module: / Fingerprint: / Launch ID:" group of a TPU states (or stats)
 // section, with the workers of its "<tag>:<pc>(<hlo>): <host>" rows.
@@ -123,8 +111,8 @@ struct HangDigest {
   std::vector<WorkerRef> inspect_workers;  // under "Please inspect the error log of these workers:"
   // Header, host-list, cause, culprit, halted and inspect lines, in file order.
   std::vector<SourceLine> key_lines;
-  int64_t last_line = 0;      // last line taken into the digest
-  bool cut_by_eof = false;    // the file ended while the window was open
+  int64_t last_line = 0;    // last line taken into the digest
+  bool cut_by_eof = false;  // the file ends right after the digest's last line read
 };
 
 class MegascaleParser {
@@ -146,13 +134,17 @@ class MegascaleParser {
  private:
   struct Open;
   void StartDigest(const ParserLine& line, std::string_view message, bool unrecoverable);
-  void FeedBody(const ParserLine& line, std::string_view segment);
+  // `whole_line`: the segment is the line's whole message (not one part of
+  // a message split at escaped newlines), so the raw line may be retried.
+  void FeedBody(const ParserLine& line, std::string_view segment, bool whole_line);
   void CloseDigest(bool by_eof);
 
   std::vector<HangReport> reports_;
   int64_t report_count_ = 0;
+  int64_t last_line_no_ = 0;  // of the last line fed
+  bool last_no_newline_ = false;
   std::vector<HangDigest> digests_;
-  Open* open_ = nullptr;  // the digest being read; owned
+  std::unique_ptr<Open> open_;  // the digest being read, if any
 };
 
 // Recognises a worker report in a message; nullopt for anything else

@@ -60,7 +60,8 @@ size_t FindNoCase(std::string_view hay, std::string_view needle, size_t from) {
   if (needle.empty()) return from <= hay.size() ? from : std::string_view::npos;
   if (hay.size() < needle.size()) return std::string_view::npos;
   const char first = needle[0];
-  const char first_upper = (first >= 'a' && first <= 'z') ? static_cast<char>(first - 'a' + 'A') : first;
+  const char first_upper =
+      (first >= 'a' && first <= 'z') ? static_cast<char>(first - 'a' + 'A') : first;
   for (size_t i = from; i + needle.size() <= hay.size(); ++i) {
     if (hay[i] != first && hay[i] != first_upper) continue;
     size_t j = 1;
@@ -118,8 +119,8 @@ std::string_view StripGlogHeader(std::string_view s) {
 
 std::optional<WorkerRef> ParseWorkerRef(std::string_view token) {
   std::string_view t = Trim(token);
-  while (!t.empty() && (t.front() == '"' || t.front() == '\'' || t.front() == '`' || t.front() == '(' ||
-                        t.front() == '[')) {
+  while (!t.empty() && (t.front() == '"' || t.front() == '\'' || t.front() == '`' ||
+                        t.front() == '(' || t.front() == '[')) {
     t.remove_prefix(1);
   }
   while (!t.empty() && (t.back() == '"' || t.back() == '\'' || t.back() == '`' || t.back() == ')' ||
@@ -167,16 +168,24 @@ std::vector<WorkerRef> ParseWorkerList(std::string_view list, size_t max) {
 }
 
 bool IsWorkerList(std::string_view list) {
-  size_t i = 0;
+  // Only commas separate names here: "step 100 done" is three name-shaped
+  // words, not a list of hosts.
   int count = 0;
-  while (i < list.size()) {
-    while (i < list.size() && (IsBlank(list[i]) || list[i] == ',')) ++i;
-    size_t start = i;
-    while (i < list.size() && !IsBlank(list[i]) && list[i] != ',') ++i;
-    if (i > start) {
-      if (!ParseWorkerRef(list.substr(start, i - start))) return false;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    std::string_view item = Trim(list.substr(start, comma - start));
+    if (!item.empty()) {
+      for (char c : item) {
+        if (IsBlank(c)) return false;
+      }
+      if (!ParseWorkerRef(item)) return false;
       ++count;
+    } else if (comma < list.size()) {
+      return false;
     }
+    start = comma + 1;
   }
   return count > 0;
 }

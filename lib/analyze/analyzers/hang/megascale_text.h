@@ -50,7 +50,8 @@ std::optional<WorkerRef> ParseWorkerRef(std::string_view token);
 // are not worker names ("...", "<none>") are skipped; at most `max` kept.
 std::vector<WorkerRef> ParseWorkerList(std::string_view list, size_t max = kMaxWorkersPerList);
 
-// True when every token of `list` is a worker name and there is at least one.
+// True when `list` is one worker name or several separated by commas; used
+// where only the shape of a line tells a host row from prose.
 bool IsWorkerList(std::string_view list);
 
 // Leading decimal integer (optional '-'), or nullopt. `consumed` gets the

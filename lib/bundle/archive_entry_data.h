@@ -1,0 +1,35 @@
+// The raw bytes of the current archive member, streamed zero-copy with
+// archive_read_data_block. A failure is recorded as the archive's (libarchive
+// reports it fatal: nothing after it can be read) or the entry's own.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "bundle/entry.h"
+#include "bundle/entry_failure.h"
+
+struct archive;
+
+namespace casefile::bundle {
+
+class ArchiveEntryData final : public EntryData {
+ public:
+  // `reader` must be positioned on the member's header; both references must
+  // outlive this object, which is only valid until the next header is read.
+  ArchiveEntryData(archive* reader, EntryFailure& failure);
+
+  std::string_view Next() override;
+  uint64_t offset() const override { return offset_; }
+
+ private:
+  archive* reader_;
+  EntryFailure& failure_;
+  uint64_t offset_ = 0;
+  bool done_ = false;
+  // A sparse member's hole, delivered as zeros before `pending_`.
+  uint64_t hole_ = 0;
+  std::string_view pending_;
+};
+
+}  // namespace casefile::bundle

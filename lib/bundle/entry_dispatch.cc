@@ -1,0 +1,153 @@
+#include "bundle/entry_dispatch.h"
+
+#include <optional>
+
+#include "bundle/entry_path.h"
+#include "bundle/gzip_entry_data.h"
+#include "bundle/limited_entry_data.h"
+
+namespace casefile::bundle {
+
+namespace {
+
+// Raw paths are untrusted and unbounded: quote at most this much of one.
+std::string Quote(const std::string& raw) {
+  constexpr size_t kMaxQuoted = 256;
+  if (raw.size() <= kMaxQuoted) return "'" + raw + "'";
+  return "'" + raw.substr(0, kMaxQuoted) + "...' (" + std::to_string(raw.size()) + " bytes)";
+}
+
+}  // namespace
+
+EntryDispatcher::EntryDispatcher(const std::string& input, const Limits& limits, ReadBudget& budget,
+                                 BundleVisitor& visitor, BundleReadResult& result)
+    : input_(input),
+      limits_(limits),
+      budget_(budget),
+      visitor_(visitor),
+      result_(result),
+      failure_(input) {}
+
+void EntryDispatcher::Issue(const std::string& path, uint64_t offset, const char* kind,
+                            const std::string& message) {
+  IngestIssue issue;
+  issue.path = path;
+  issue.offset = offset;
+  issue.kind = kind;
+  issue.message = message;
+  visitor_.OnIssue(issue);
+}
+
+void EntryDispatcher::EndPartial(const std::string& error) {
+  result_.partial = true;
+  if (result_.error.empty()) result_.error = error;
+}
+
+bool EntryDispatcher::Admit(const std::string& raw_path, int64_t archive_byte) {
+  if (++headers_ <= limits_.max_entries) return true;
+  std::string message = input_ + ": more than " + std::to_string(limits_.max_entries) +
+                        " entries (max_entries); stopped before entry " + Quote(raw_path);
+  if (archive_byte >= 0) message += " at archive byte " + std::to_string(archive_byte);
+  Issue("", archive_byte >= 0 ? static_cast<uint64_t>(archive_byte) : 0, "entry_limit", message);
+  EndPartial(message);
+  return false;
+}
+
+bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
+  NormalizedPath normalized = NormalizeEntryPath(info.raw_path);
+  if (normalized.path.empty()) {
+    if (info.type == EntryType::kDirectory && IsRootPath(info.raw_path)) return true;
+    Issue(info.raw_path.substr(0, kMaxEntryPathBytes), 0, "path_invalid",
+          input_ + ": entry " + Quote(info.raw_path) +
+              " has no usable path after normalisation; skipped");
+    return true;
+  }
+  info.path = std::move(normalized.path);
+  if (normalized.rewritten) {
+    info.path_rewritten = true;
+    Issue(info.path, 0, "path_rewritten",
+          input_ + ": entry path " + Quote(info.raw_path) + " rewritten to " + Quote(info.path));
+  }
+  if (info.type == EntryType::kHardlink) {
+    // A hardlink names another member: give it in the same normalised form.
+    std::string target = NormalizeEntryPath(info.link_target).path;
+    if (!target.empty()) info.link_target = std::move(target);
+  }
+
+  failure_.Reset(info.path);
+  std::optional<GzipEntryData> gzip;
+  std::optional<LimitedEntryData> limited;
+  if (source) {
+    EntryData* top = source;
+    if (info.type == EntryType::kFile && HasGzipSuffix(info.path)) {
+      top = &gzip.emplace(*source, failure_);
+      info.gunzipped = true;
+    }
+    limited.emplace(*top, limits_, budget_);
+  }
+  ++result_.entries;
+  try {
+    visitor_.OnEntry(info, limited ? &*limited : nullptr);
+  } catch (const Error& e) {
+    // Our own stream failure is reported below; anything else is the
+    // visitor's and goes to the caller.
+    bool ours = failure_.failed() && e.code() == ErrorCode::kCorrupt;
+    if (!ours) throw;
+  }
+  last_path_ = info.path;
+  uint64_t delivered = limited ? limited->offset() : 0;
+  result_.bytes += delivered;
+
+  if (limited && limited->cut() == Cut::kEntryCap) {
+    Issue(info.path, delivered, "entry_truncated",
+          input_ + ": entry '" + info.path + "' is longer than max_entry_bytes (" +
+              std::to_string(limits_.max_entry_bytes) + "); the rest after byte " +
+              std::to_string(delivered) + " is skipped");
+  }
+  switch (failure_.layer()) {
+    // The issue offset is in the bytes the visitor saw (gunzipped for a .gz
+    // member); the message also gives the offset in the stored member.
+    case FailedLayer::kArchive: {
+      std::string message = failure_.message();
+      if (info.gunzipped) {
+        message += "; " + std::to_string(delivered) + " gunzipped bytes delivered before it";
+      }
+      Issue(info.path, delivered, "archive_corrupt", message);
+      EndPartial(message);
+      return false;
+    }
+    case FailedLayer::kGzip:
+      Issue(info.path, delivered, "gzip_corrupt", failure_.message());
+      break;
+    case FailedLayer::kEntry:
+      Issue(info.path, delivered, "entry_unreadable", failure_.message());
+      break;
+    case FailedLayer::kNone:
+      break;
+  }
+  if (limited && limited->cut() == Cut::kTotal) {
+    std::string message = input_ + ": entry '" + info.path + "': max_total_bytes (" +
+                          std::to_string(limits_.max_total_bytes) +
+                          ") reached at entry data offset " + std::to_string(delivered) +
+                          "; reading stops here";
+    Issue(info.path, delivered, "total_limit", message);
+    EndPartial(message);
+    return false;
+  }
+  return true;
+}
+
+void EntryDispatcher::HeaderDamaged(int64_t archive_byte, const std::string& detail) {
+  // Skipping the unread rest of an entry happens while reading the next
+  // header, so the damage lies in the last entry's data or just after it.
+  std::string where = last_path_.empty() ? std::string("an entry header")
+                                         : "entry '" + last_path_ + "' or the header after it";
+  std::string message = input_ + ": " + where + ": corrupt or truncated archive at byte " +
+                        std::to_string(archive_byte) +
+                        " (archive file position) (libarchive: " + detail + ")";
+  Issue("", archive_byte >= 0 ? static_cast<uint64_t>(archive_byte) : 0, "archive_corrupt",
+        message);
+  EndPartial(message);
+}
+
+}  // namespace casefile::bundle

@@ -1,0 +1,56 @@
+// The storage side of IndexWriter: owns the SQLite connection of the file
+// being built and turns write ops and line blocks into rows. Used by one
+// thread at a time (the storage thread while it runs, the caller's thread
+// before it starts and after it is joined).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <map>
+#include <string>
+
+#include "index/block_compressor.h"
+#include "index/sqlite_util.h"
+#include "index/write_ops.h"
+
+namespace casefile {
+
+class IndexStore {
+ public:
+  // Creates the database at `path` (which must not exist), its schema, and
+  // opens the one transaction of the build.
+  explicit IndexStore(const std::string& path);
+  ~IndexStore();  // closes without committing
+  IndexStore(const IndexStore&) = delete;
+  IndexStore& operator=(const IndexStore&) = delete;
+
+  void Apply(const WriteOp& op);
+  void StoreBlock(const StoredBlock& block);
+
+  // Writes the meta rows the writer owns (`forced` replace any SetMeta value,
+  // `defaults` only fill keys not set), the schema version, commits and
+  // closes. Throws on any failure.
+  void Finish(const std::map<std::string, std::string>& forced,
+              const std::map<std::string, std::string>& defaults);
+
+ private:
+  void Close() noexcept;
+  void Insert(const AddBundleOp& op);
+  void Insert(const UpdateBundleOp& op);
+  void Insert(const AddFileOp& op);
+  void Insert(const UpdateFileOp& op);
+  void Insert(const SetMetaOp& op);
+  void Insert(const TraceNameOp& op);
+  void Insert(const TraceEventRow& row);
+  void Insert(const HloModuleRow& row);
+  void Insert(const ConfigRow& row);
+  void Insert(const IngestIssueRow& row);
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  Statement add_bundle_, update_bundle_, add_file_, update_file_, set_meta_, meta_default_;
+  Statement process_name_, thread_name_, trace_event_, hlo_module_, config_, ingest_issue_;
+  Statement block_;
+};
+
+}  // namespace casefile

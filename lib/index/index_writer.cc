@@ -1,0 +1,443 @@
+#include "index/index_writer.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/version.h"
+#include "index/bounded_queue.h"
+#include "index/index_reader.h"
+#include "index/index_store.h"
+#include "index/object_pool.h"
+
+namespace casefile {
+namespace {
+
+// Items in flight between the threads. Each is at most one block (~256 KiB
+// of text) or one batch of ops (~1 MiB), so the queue bounds memory to a few
+// MiB while giving the storage thread slack to absorb the caller's jitter.
+constexpr size_t kQueueItems = 4;
+constexpr size_t kOpsPerBatch = 4096;
+constexpr size_t kOpsBytesPerBatch = 1u << 20;
+// Blocks kept for reuse; more than the queue can hold is never needed.
+// Blocks the caller compressed are StoredBlocks, pooled the same way.
+constexpr size_t kPooledBlocks = kQueueItems + 2;
+
+std::string TempPathFor(const std::string& final_path) {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    char suffix[64];
+    std::snprintf(suffix, sizeof suffix, ".tmp-%ld-%08x", static_cast<long>(getpid()),
+                  static_cast<unsigned>(rd()));
+    std::string path = final_path + suffix;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0 && errno == ENOENT) return path;
+  }
+  throw Error(ErrorCode::kIo, "cannot find a free temporary name beside " + final_path);
+}
+
+std::string UtcNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Rough bytes an op holds, to cap a batch's memory.
+size_t OpBytes(const WriteOp& op) {
+  return std::visit(
+      [](const auto& o) -> size_t {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, TraceEventRow>) {
+          return 128 + o.name.size() + o.category.size() + o.args_json.size() + o.pid.size() +
+                 o.tid.size();
+        } else if constexpr (std::is_same_v<T, ConfigRow>) {
+          return 64 + o.key.size() + o.value.size();
+        } else if constexpr (std::is_same_v<T, IngestIssueRow>) {
+          return 64 + o.path.size() + o.message.size();
+        } else {
+          return 256;
+        }
+      },
+      op);
+}
+
+}  // namespace
+
+struct IndexWriter::Impl {
+  enum class State { kOpen, kCommitted, kClosed };
+
+  std::string final_path;
+  std::string temp_path;
+  std::unique_ptr<IndexStore> store;
+  BoundedQueue<WorkItem> queue{kQueueItems};
+  std::thread thread;
+  State state = State::kOpen;
+
+  // Set by the storage thread when it fails; read by every call.
+  std::atomic<bool> failed{false};
+  std::mutex error_mu;
+  std::exception_ptr error;
+
+  ObjectPool<Block> blocks{kPooledBlocks};
+  ObjectPool<StoredBlock> stored_blocks{kPooledBlocks};
+  // The caller's own compressor, made the first time the storage thread
+  // falls behind (see FlushBlock).
+  std::unique_ptr<BlockCompressor> caller_compressor;
+
+  // Caller-thread state.
+  std::unique_ptr<Block> current;
+  int64_t current_file = 0;
+  int64_t next_line = 1;
+  int64_t next_block_no = 0;
+  std::unordered_set<int64_t> ended_files;
+  std::vector<WriteOp> pending_ops;
+  size_t pending_bytes = 0;
+  int64_t next_bundle_id = 1;
+  int64_t next_file_id = 1;
+  std::map<int64_t, std::string> bundle_identities;
+
+  void Run() {
+    pthread_setname_np(pthread_self(), "cf-index-store");  // for top and perf
+    try {
+      BlockCompressor compressor;
+      StoredBlock scratch;
+      for (;;) {
+        std::optional<WorkItem> item = queue.Pop();
+        if (!item) return;
+        for (const WriteOp& op : item->ops) store->Apply(op);
+        if (item->block) {
+          compressor.Compress(*item->block, scratch);
+          store->StoreBlock(scratch);
+          Recycle(std::move(item->block));
+        }
+        if (item->stored) {
+          store->StoreBlock(*item->stored);
+          Recycle(std::move(item->stored));
+        }
+        if (item->finish) return;
+      }
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(error_mu);
+        error = std::current_exception();
+      }
+      failed.store(true, std::memory_order_release);
+      queue.Close();  // wakes a caller waiting for room
+    }
+  }
+
+  [[noreturn]] void RethrowStored() {
+    std::exception_ptr e;
+    {
+      std::lock_guard<std::mutex> lock(error_mu);
+      e = error;
+    }
+    if (e) std::rethrow_exception(e);
+    throw Error(ErrorCode::kInternal, "index storage thread stopped without an error");
+  }
+
+  void Check() {
+    if (state != State::kOpen) {
+      throw Error(ErrorCode::kMisuse, state == State::kCommitted
+                                          ? "index writer used after Commit()"
+                                          : "index writer used after a failed Commit()");
+    }
+    if (failed.load(std::memory_order_acquire)) RethrowStored();
+  }
+
+  void Push(WorkItem item) {
+    if (!queue.Push(std::move(item))) RethrowStored();
+  }
+
+  std::unique_ptr<Block> TakeBlock() {
+    if (std::unique_ptr<Block> b = blocks.Take()) return b;
+    auto b = std::make_unique<Block>();
+    b->lines.reserve(kMaxBlockLines);
+    b->text.reserve(kMaxBlockTextBytes + 4096);
+    return b;
+  }
+
+  void Recycle(std::unique_ptr<Block> b) {
+    // A block that took one huge line gives its buffer back rather than
+    // keeping megabytes alive in the pool.
+    if (b->text.capacity() > 4 * kMaxBlockTextBytes) {
+      std::string().swap(b->text);
+      b->text.reserve(kMaxBlockTextBytes + 4096);
+    }
+    blocks.Give(std::move(b));
+  }
+
+  void Recycle(std::unique_ptr<StoredBlock> b) {
+    if (b->data.capacity() > 4 * kMaxBlockTextBytes) b->data.Release();
+    stored_blocks.Give(std::move(b));
+  }
+
+  void FlushOps() {
+    if (pending_ops.empty()) return;
+    WorkItem item;
+    item.ops.swap(pending_ops);
+    pending_ops.reserve(64);
+    pending_bytes = 0;
+    Push(std::move(item));
+  }
+
+  void FlushBlock() {
+    if (!current || current->lines.empty()) return;
+    WorkItem item;
+    item.ops.swap(pending_ops);
+    pending_bytes = 0;
+    item.block = std::move(current);
+    ++next_block_no;
+    switch (queue.TryPush(item)) {
+      case BoundedQueue<WorkItem>::TryResult::kPushed:
+        return;
+      case BoundedQueue<WorkItem>::TryResult::kClosed:
+        RethrowStored();
+      case BoundedQueue<WorkItem>::TryResult::kFull:
+        break;
+    }
+    // The storage thread is behind: compression is most of its work, so
+    // rather than wait idle, compress this block here. This balances the
+    // two threads by itself whichever side is slower.
+    if (!caller_compressor) caller_compressor = std::make_unique<BlockCompressor>();
+    std::unique_ptr<StoredBlock> stored = stored_blocks.Take();
+    if (!stored) stored = std::make_unique<StoredBlock>();
+    caller_compressor->Compress(*item.block, *stored);
+    Recycle(std::move(item.block));
+    item.stored = std::move(stored);
+    Push(std::move(item));
+  }
+
+  void AddOp(WriteOp op) {
+    Check();
+    pending_bytes += OpBytes(op);
+    pending_ops.push_back(std::move(op));
+    if (pending_ops.size() >= kOpsPerBatch || pending_bytes >= kOpsBytesPerBatch) FlushOps();
+  }
+
+  void CheckFileId(int64_t file_id) {
+    if (file_id < 1 || file_id >= next_file_id) {
+      throw Error(ErrorCode::kArgument, "unknown file id " + std::to_string(file_id));
+    }
+  }
+
+  void EndCurrentFile() {
+    if (current_file == 0) return;
+    FlushBlock();
+    if (current) Recycle(std::move(current));  // an empty block: nothing to store
+    ended_files.insert(current_file);
+    current_file = 0;
+  }
+
+  void StartFile(int64_t file_id) {
+    CheckFileId(file_id);
+    if (ended_files.count(file_id)) {
+      throw Error(ErrorCode::kMisuse,
+                  "lines of file " + std::to_string(file_id) + " arrived after the file was ended");
+    }
+    EndCurrentFile();
+    current_file = file_id;
+    next_line = 1;
+    next_block_no = 0;
+  }
+
+  void StartBlock(int64_t first_line) {
+    current = TakeBlock();
+    current->Reset(current_file, next_block_no, first_line);
+  }
+
+  // Removes the temporary file and forgets the store; never throws.
+  void Discard() noexcept {
+    if (thread.joinable()) {
+      queue.Close();
+      thread.join();
+    }
+    store.reset();
+    if (!temp_path.empty()) std::remove(temp_path.c_str());
+  }
+};
+
+IndexWriter::IndexWriter(const std::string& final_path) : impl_(std::make_unique<Impl>()) {
+  impl_->final_path = final_path;
+  impl_->temp_path = TempPathFor(final_path);
+  try {
+    impl_->store = std::make_unique<IndexStore>(impl_->temp_path);
+    impl_->thread = std::thread([impl = impl_.get()] { impl->Run(); });
+  } catch (...) {
+    impl_->Discard();
+    throw;
+  }
+}
+
+IndexWriter::~IndexWriter() {
+  if (impl_->state != Impl::State::kCommitted) impl_->Discard();
+}
+
+int64_t IndexWriter::AddBundle(const BundleRow& row) {
+  impl_->Check();
+  AddBundleOp op{row};
+  op.row.id = impl_->next_bundle_id;
+  impl_->AddOp(std::move(op));
+  impl_->bundle_identities[impl_->next_bundle_id] = row.identity;
+  return impl_->next_bundle_id++;
+}
+
+void IndexWriter::UpdateBundle(const BundleRow& row) {
+  impl_->Check();
+  if (row.id < 1 || row.id >= impl_->next_bundle_id) {
+    throw Error(ErrorCode::kArgument, "unknown bundle id " + std::to_string(row.id));
+  }
+  impl_->AddOp(UpdateBundleOp{row});
+  impl_->bundle_identities[row.id] = row.identity;
+}
+
+int64_t IndexWriter::AddFile(const FileRow& row) {
+  impl_->Check();
+  if (row.bundle_id < 1 || row.bundle_id >= impl_->next_bundle_id) {
+    throw Error(ErrorCode::kArgument,
+                "file " + row.path + " names unknown bundle id " + std::to_string(row.bundle_id));
+  }
+  AddFileOp op{row};
+  op.row.id = impl_->next_file_id;
+  impl_->AddOp(std::move(op));
+  return impl_->next_file_id++;
+}
+
+void IndexWriter::UpdateFile(const FileRow& row) {
+  impl_->Check();
+  impl_->CheckFileId(row.id);
+  impl_->AddOp(UpdateFileOp{row});
+}
+
+void IndexWriter::AddLine(const LineRecord& line) {
+  Impl& w = *impl_;
+  w.Check();
+  if (line.file_id != w.current_file) w.StartFile(line.file_id);
+  if (line.line_no != w.next_line) {
+    throw Error(ErrorCode::kMisuse,
+                "lines of file " + std::to_string(line.file_id) + " out of order: expected line " +
+                    std::to_string(w.next_line) + ", got " + std::to_string(line.line_no));
+  }
+  if (!w.current) w.StartBlock(line.line_no);
+  int host = w.current->HostIndex(line.host);
+  if (host < 0) {
+    // The block's host table is full: close it and start a fresh one.
+    w.FlushBlock();
+    w.StartBlock(line.line_no);
+    host = w.current->HostIndex(line.host);
+  }
+  AppendLine(*w.current, line, host);
+  ++w.next_line;
+  if (w.current->Full()) w.FlushBlock();
+}
+
+void IndexWriter::EndFileLines(int64_t file_id) {
+  impl_->Check();
+  impl_->CheckFileId(file_id);
+  if (file_id == impl_->current_file) {
+    impl_->EndCurrentFile();
+  } else {
+    impl_->ended_files.insert(file_id);
+  }
+}
+
+void IndexWriter::AddTraceEvent(const TraceEventRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::SetTraceProcessName(int64_t file_id, const std::string& pid,
+                                      const std::string& name) {
+  impl_->CheckFileId(file_id);
+  impl_->AddOp(TraceNameOp{file_id, pid, "", name, false});
+}
+
+void IndexWriter::SetTraceThreadName(int64_t file_id, const std::string& pid,
+                                     const std::string& tid, const std::string& name) {
+  impl_->CheckFileId(file_id);
+  impl_->AddOp(TraceNameOp{file_id, pid, tid, name, true});
+}
+
+void IndexWriter::AddHloModule(const HloModuleRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddConfig(const ConfigRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddIngestIssue(const IngestIssueRow& row) {
+  if (row.bundle_id < 1 || row.bundle_id >= impl_->next_bundle_id) {
+    throw Error(ErrorCode::kArgument,
+                "ingest issue names unknown bundle id " + std::to_string(row.bundle_id));
+  }
+  impl_->AddOp(row);
+}
+
+void IndexWriter::SetMeta(const std::string& key, const std::string& value) {
+  impl_->AddOp(SetMetaOp{key, value});
+}
+
+void IndexWriter::Commit() {
+  Impl& w = *impl_;
+  if (w.state != Impl::State::kOpen) w.Check();  // throws kMisuse
+  try {
+    w.Check();
+    w.EndCurrentFile();
+    w.FlushOps();
+    WorkItem finish;
+    finish.finish = true;
+    w.Push(std::move(finish));
+    w.thread.join();
+    if (w.failed.load(std::memory_order_acquire)) w.RethrowStored();
+
+    Fnv1a64 inputs;
+    for (const auto& [id, identity] : w.bundle_identities) {
+      inputs.Update(identity);
+      inputs.Update(std::string_view("\n", 1));
+    }
+    std::map<std::string, std::string> forced = {
+        {"schema_version", std::to_string(kIndexSchemaVersion)},
+        {"casefile_version", kVersionString},
+        {"line_block_format", std::to_string(kBlockFormatVersion)},
+    };
+    std::map<std::string, std::string> defaults = {
+        {"created_at", UtcNow()},
+        {"inputs_identity", inputs.HexDigest()},
+    };
+    w.store->Finish(forced, defaults);
+    w.store.reset();
+    if (std::rename(w.temp_path.c_str(), w.final_path.c_str()) != 0) {
+      int err = errno;
+      throw Error(ErrorCode::kIo, "cannot move the new index into place at " + w.final_path + ": " +
+                                      std::strerror(err));
+    }
+    w.state = Impl::State::kCommitted;
+  } catch (...) {
+    w.state = Impl::State::kClosed;
+    w.Discard();
+    throw;
+  }
+}
+
+}  // namespace casefile

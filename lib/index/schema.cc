@@ -1,0 +1,365 @@
+#include "index/schema.h"
+
+#include <string_view>
+
+#include "index/index_reader.h"
+#include "index/line_block.h"
+
+namespace casefile {
+namespace {
+
+// Appends `name type constraint` for each column, comma separated.
+std::string ColumnList(const std::vector<ColumnSpec>& columns) {
+  std::string out;
+  for (const ColumnSpec& c : columns) {
+    if (!out.empty()) out += ", ";
+    out += c.name;
+    out += ' ';
+    out += c.type;
+    if (*c.constraint) {
+      out += ' ';
+      out += c.constraint;
+    }
+  }
+  return out;
+}
+
+// The view that joins lines to the files (and bundles) they come from.
+constexpr const char* kLinesWithPathView =
+    "CREATE VIEW lines_with_path AS SELECT b.name AS bundle, f.bundle_id AS bundle_id, "
+    "f.path AS path, l.* FROM lines AS l JOIN files AS f ON f.id = l.file_id "
+    "JOIN bundles AS b ON b.id = f.bundle_id";
+
+}  // namespace
+
+const std::vector<TableSpec>& IndexTables() {
+  static const std::vector<TableSpec> kTables = {
+      {"meta",
+       "Facts about the index itself, as key/value text.",
+       {
+           {"key", "TEXT", "PRIMARY KEY",
+            "schema_version, casefile_version, created_at (UTC, ISO 8601), inputs_identity, "
+            "line_block_format, and any key the indexer sets"},
+           {"value", "TEXT", "NOT NULL", "the value, as text"},
+       },
+       "",
+       {}},
+      {"bundles",
+       "One row per input (a directory or an archive).",
+       {
+           {"id", "INTEGER", "PRIMARY KEY", "bundle id, 1-based in the order inputs were given"},
+           {"name", "TEXT", "NOT NULL", "display name: base name of the input"},
+           {"path", "TEXT", "NOT NULL", "the input path as given"},
+           {"identity", "TEXT", "NOT NULL",
+            "identity of the input at index time (size, mtime, hash)"},
+           {"format", "TEXT", "NOT NULL", "directory, tar, tar.zst, zip... as the reader named it"},
+           {"status", "TEXT", "NOT NULL", "complete or partial"},
+           {"error", "TEXT", "NOT NULL", "why the input is partial; empty when complete"},
+           {"host", "TEXT", "", "host named by the bundle's manifest; NULL when none"},
+           {"entries", "INTEGER", "NOT NULL", "entries read (files, directories, links)"},
+           {"bytes", "INTEGER", "NOT NULL", "decompressed bytes read"},
+       },
+       "",
+       {}},
+      {"files",
+       "One row per entry of a bundle (files, directories, links).",
+       {
+           {"id", "INTEGER", "PRIMARY KEY",
+            "file id; lines, trace_events... refer to it as file_id"},
+           {"bundle_id", "INTEGER", "NOT NULL", "bundles.id"},
+           {"path", "TEXT", "NOT NULL", "normalised path inside the bundle"},
+           {"kind", "TEXT", "NOT NULL",
+            "log, hlo, trace, config, version, sysinfo, manifest or other"},
+           {"entry_type", "TEXT", "NOT NULL",
+            "file, directory, symlink, hardlink, device or other"},
+           {"link_target", "TEXT", "NOT NULL", "target of a link; empty otherwise"},
+           {"size", "INTEGER", "NOT NULL", "decompressed bytes read; -1 when unknown"},
+           {"mtime", "INTEGER", "NOT NULL", "modification time, seconds since the Unix epoch"},
+           {"host", "TEXT", "", "host the file belongs to; NULL when unknown"},
+           {"task", "TEXT", "", "task, e.g. worker_3 or slice_0/task_1; NULL when unknown"},
+           {"rank", "INTEGER", "", "global rank the file belongs to; NULL when unknown"},
+           {"line_count", "INTEGER", "NOT NULL", "lines stored for the file in `lines`"},
+           {"gunzipped", "INTEGER", "NOT NULL",
+            "1 when the file was gzip-compressed and read decompressed"},
+           {"truncated", "INTEGER", "NOT NULL",
+            "1 when a limit cut the file short (see ingest_issues)"},
+       },
+       "",
+       {{"files_by_bundle_path", "bundle_id, path", false, "files of a bundle, by path"},
+        {"files_by_kind", "kind", false, "files of one kind"}}},
+      {"line_blocks",
+       "Storage of log lines: consecutive lines of one file, encoded and compressed together "
+       "(see \"Line blocks\" below). Read lines through the `lines` virtual table.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id"},
+           {"block_no", "INTEGER", "NOT NULL", "0-based number of the block within its file"},
+           {"first_line", "INTEGER", "NOT NULL", "line number (1-based) of the block's first line"},
+           {"line_count", "INTEGER", "NOT NULL", "lines in the block"},
+           {"first_offset", "INTEGER", "NOT NULL", "byte offset of the first line in the file"},
+           {"min_ts", "INTEGER", "",
+            "smallest line timestamp (us since the epoch); NULL when no line has one"},
+           {"max_ts", "INTEGER", "",
+            "largest line timestamp (us since the epoch); NULL when no line has one"},
+           {"raw_bytes", "INTEGER", "NOT NULL", "size of the encoded block before compression"},
+           {"data", "BLOB", "NOT NULL", "the encoded block, one zstd frame"},
+       },
+       "",
+       {{"line_blocks_by_line", "file_id, first_line", true,
+         "the key of a block; finds the block holding a line number, and orders a scan"}}},
+      {"trace_events",
+       "Events of profiler traces (Chrome trace event format).",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace file"},
+           {"pid", "TEXT", "NOT NULL",
+            "process id as in the trace (numbers and strings both occur)"},
+           {"tid", "TEXT", "NOT NULL", "thread id as in the trace"},
+           {"process_name", "TEXT", "",
+            "name from the trace's process_name metadata; NULL when none"},
+           {"thread_name", "TEXT", "",
+            "name from the trace's thread_name metadata; NULL when none"},
+           {"name", "TEXT", "NOT NULL", "event name"},
+           {"category", "TEXT", "NOT NULL", "event category (cat); empty when absent"},
+           {"phase", "TEXT", "NOT NULL", "event phase (ph): X, B, E, i, I, C..."},
+           {"ts_us", "REAL", "NOT NULL", "event timestamp in microseconds, as in the trace"},
+           {"dur_us", "REAL", "", "duration in microseconds; NULL when the event has none"},
+           {"args", "TEXT", "NOT NULL", "the event's args as JSON; {} when absent"},
+       },
+       "",
+       {{"trace_events_by_thread", "file_id, pid, tid", false,
+         "events of one process or thread of a trace"}}},
+      {"hlo_modules",
+       "XLA HLO module dumps.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the dump"},
+           {"module_name", "TEXT", "NOT NULL", "HloModule name"},
+           {"stage", "TEXT", "NOT NULL",
+            "dump stage, e.g. before_optimizations, after_optimizations"},
+           {"host", "TEXT", "", "host of the dump; NULL when unknown"},
+           {"fingerprint", "TEXT", "NOT NULL", "stable hash of the module text (hex)"},
+           {"xla_fingerprint", "TEXT", "", "fingerprint XLA printed in the dump; NULL when absent"},
+           {"instruction_count", "INTEGER", "NOT NULL", "HLO instructions in the module"},
+           {"computation_count", "INTEGER", "NOT NULL", "computations in the module"},
+       },
+       "",
+       {{"hlo_modules_by_name", "module_name", false, "the same module across hosts"}}},
+      {"configs",
+       "Flattened configuration values (JSON, YAML-like and key=value files).",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the config file"},
+           {"key", "TEXT", "NOT NULL",
+            "dotted path, e.g. fp16.enabled, optimizer.params.lr, [0].name"},
+           {"value", "TEXT", "NOT NULL", "scalar as text; JSON null is the text null"},
+           {"line_no", "INTEGER", "NOT NULL", "line of the value in the file; 0 when unknown"},
+       },
+       "",
+       {{"configs_by_key", "key", false, "one setting across files"}}},
+      {"findings",
+       "Findings of the last analysis stored in this index (replaced as a whole by each run).",
+       {
+           {"id", "INTEGER", "PRIMARY KEY", "1-based, in the order the analysis reported them"},
+           {"code", "TEXT", "NOT NULL", "finding code (docs/FINDINGS.md)"},
+           {"analyzer", "TEXT", "NOT NULL", "analyzer that emitted it"},
+           {"severity", "TEXT", "NOT NULL", "severity name"},
+           {"json", "TEXT", "NOT NULL", "the whole finding as JSON (culprits, evidence...)"},
+       },
+       "",
+       {}},
+      {"ingest_issues",
+       "Everything that could not be read as it should: limits hit, corrupt entries, skipped "
+       "records. Nothing is dropped without a row here.",
+       {
+           {"bundle_id", "INTEGER", "NOT NULL", "bundles.id"},
+           {"path", "TEXT", "NOT NULL", "path inside the bundle; empty for the bundle itself"},
+           {"offset", "INTEGER", "NOT NULL",
+            "byte offset in the entry where it happened; 0 when none"},
+           {"kind", "TEXT", "NOT NULL", "short machine-readable kind of the issue"},
+           {"message", "TEXT", "NOT NULL", "what happened, for people"},
+       },
+       "",
+       {}},
+  };
+  return kTables;
+}
+
+const std::vector<ColumnSpec>& LinesVtabColumns() {
+  static const std::vector<ColumnSpec> kColumns = {
+      {"file_id", "INTEGER", "", "files.id"},
+      {"line_no", "INTEGER", "", "1-based line number in the file as read (after gunzip)"},
+      {"offset", "INTEGER", "", "byte offset of the line in the file"},
+      {"ts_us", "INTEGER", "",
+       "timestamp, us since the Unix epoch (UTC); NULL when the line has none"},
+      {"level", "TEXT", "", "trace, debug, info, warning, error or fatal; NULL when unknown"},
+      {"host", "TEXT", "", "host named by the line or its file; NULL when unknown"},
+      {"rank", "INTEGER", "", "global rank; NULL when unknown"},
+      {"pid", "INTEGER", "", "process id named by the line prefix; NULL when unknown"},
+      {"flags", "INTEGER", "",
+       "bits: 1 truncated, 2 carriage-return frames reduced, 4 ANSI escapes removed, "
+       "8 invalid UTF-8 kept, 16 no final newline"},
+      {"text", "TEXT", "", "the line, ANSI escapes removed, carriage-return frames reduced"},
+      {"message", "TEXT", "", "the text after the line's prefixes (timestamp, level, rank...)"},
+  };
+  return kColumns;
+}
+
+std::vector<std::string> SchemaStatements() {
+  std::vector<std::string> out;
+  for (const TableSpec& t : IndexTables()) {
+    std::string sql = std::string("CREATE TABLE ") + t.name + " (" + ColumnList(t.columns);
+    if (*t.table_constraint) sql += std::string(", ") + t.table_constraint;
+    sql += ")";
+    out.push_back(std::move(sql));
+    for (const IndexSpec& ix : t.indexes) {
+      out.push_back(std::string(ix.unique ? "CREATE UNIQUE INDEX " : "CREATE INDEX ") + ix.name +
+                    " ON " + t.name + " (" + ix.columns + ")");
+    }
+  }
+  out.push_back(std::string("CREATE VIRTUAL TABLE lines USING ") + kLinesModuleName);
+  out.push_back(kLinesWithPathView);
+  return out;
+}
+
+std::string LinesVtabDeclaration() {
+  return "CREATE TABLE x (" + ColumnList(LinesVtabColumns()) + ")";
+}
+
+namespace {
+
+void RenderColumns(std::string& md, const std::vector<ColumnSpec>& columns) {
+  md += "| column | type | description |\n|---|---|---|\n";
+  for (const ColumnSpec& c : columns) {
+    md += std::string("| `") + c.name + "` | " + c.type;
+    if (*c.constraint) md += std::string(" ") + c.constraint;
+    md += std::string(" | ") + c.doc + " |\n";
+  }
+}
+
+}  // namespace
+
+std::string RenderSchemaMarkdown() {
+  std::string md;
+  md +=
+      "# casefile index schema\n"
+      "\n"
+      "<!-- Generated from lib/index/schema.cc by RenderSchemaMarkdown(); do not edit by hand.\n"
+      "     tests/index/schema_doc_test.cc fails when this file differs and says how to\n"
+      "     regenerate it. -->\n"
+      "\n"
+      "An index is one SQLite file. `PRAGMA user_version` holds the schema version (currently " +
+      std::to_string(kIndexSchemaVersion) +
+      "); a casefile that reads another version refuses the file and asks for a rebuild. "
+      "The same number is in `meta` under `schema_version`.\n"
+      "\n"
+      "## Conventions\n"
+      "\n"
+      "- Unknown values are SQL NULL: a line without a timestamp has `ts_us` NULL, an unknown "
+      "rank is NULL (not -1), an unknown host is NULL (not ''). The few NOT NULL columns that "
+      "use a sentinel instead say so in their description (`files.size` -1, "
+      "`configs.line_no` 0).\n"
+      "- Text columns hold bytes as read. Log text is not re-encoded: a line with invalid "
+      "UTF-8 keeps its bytes (and has flag 8); NUL bytes are kept.\n"
+      "- Times: `lines.ts_us` and `line_blocks.min_ts/max_ts` are integer microseconds since "
+      "the Unix epoch, UTC; `trace_events.ts_us/dur_us` are the trace's own microseconds (REAL).\n"
+      "- Ids are 1-based. Line numbers are 1-based; byte offsets are 0-based.\n"
+      "- The index is written once, to a temporary file renamed into place when complete; "
+      "only `findings` is rewritten later (by each analysis run).\n"
+      "- `casefile query` runs one read-only statement: writes, ATTACH and pragmas that set a "
+      "value are refused.\n"
+      "- The file also holds SQLite's `sqlite_stat1` (row counts from `ANALYZE` at the end of "
+      "the build), so that the query planner drives joins from the small tables.\n"
+      "\n"
+      "## Tables\n";
+  for (const TableSpec& t : IndexTables()) {
+    md += std::string("\n### `") + t.name + "`\n\n" + t.doc + "\n\n";
+    RenderColumns(md, t.columns);
+    if (*t.table_constraint) md += std::string("\nKey: `") + t.table_constraint + "`.\n";
+    if (!t.indexes.empty()) {
+      md += "\nIndexes:\n\n";
+      for (const IndexSpec& ix : t.indexes) {
+        md += std::string("- `") + ix.name + "` on `(" + ix.columns + ")`" +
+              (ix.unique ? ", unique" : "") + ": " + ix.doc + ".\n";
+      }
+    }
+  }
+  md +=
+      "\n### `lines` (virtual table)\n"
+      "\n"
+      "Every stored log line with its metadata, one row per line, decoded from `line_blocks` on "
+      "the fly. Declared in the schema as `CREATE VIRTUAL TABLE lines USING " +
+      std::string(kLinesModuleName) +
+      "`; the module is registered by casefile on every connection it opens, so other SQLite "
+      "clients can read every table except `lines` and `lines_with_path` (they report "
+      "`no such module`).\n\n";
+  RenderColumns(md, LinesVtabColumns());
+  md +=
+      "\nConstraints on `file_id` (`=`, `<`, `<=`, `>`, `>=`, `IN`), `line_no` (the same and "
+      "`BETWEEN`) and `ts_us` (the same) are used to pick blocks: "
+      "`WHERE file_id = 3 AND line_no BETWEEN 10 AND 20` decodes one block, and a time range "
+      "skips blocks whose `min_ts..max_ts` lies outside it. Without constraints the table is "
+      "scanned one block at a time in `(file_id, line_no)` order, in constant memory; "
+      "`ORDER BY file_id, line_no` costs nothing.\n"
+      "\n"
+      "### `lines_with_path` (view)\n"
+      "\n"
+      "`lines` joined to `files` and `bundles`: columns `bundle` (bundle name), `bundle_id`, "
+      "`path`, then every column of `lines`.\n"
+      "\n"
+      "```sql\n" +
+      std::string(kLinesWithPathView) +
+      ";\n```\n"
+      "\n"
+      "Joining by hand works the same way, and lets SQLite drive the scan from `files`:\n"
+      "\n"
+      "```sql\n"
+      "SELECT f.path, l.line_no, l.text\n"
+      "  FROM files AS f JOIN lines AS l ON l.file_id = f.id\n"
+      " WHERE f.kind = 'log' AND l.level = 'error'\n"
+      " ORDER BY f.path, l.line_no;\n"
+      "```\n"
+      "\n"
+      "## Line blocks\n"
+      "\n"
+      "Lines are not one SQLite row each: one row per line caps the build at about 80 MB/s and "
+      "makes the database larger than the logs. Consecutive lines of one file form a block of "
+      "at most " +
+      std::to_string(kMaxBlockLines) + " lines or " + std::to_string(kMaxBlockTextBytes / 1024) +
+      " KiB of text (counting each line's newline; a block also closes when it would name more "
+      "than " +
+      std::to_string(kMaxBlockHosts) +
+      " hosts). A block is stored as one row of `line_blocks`; `data` is a single zstd frame "
+      "(level " +
+      std::to_string(kBlockZstdLevel) + ") of `raw_bytes` bytes laid out as follows " +
+      "(varint: unsigned LEB128; zigzag: signed value mapped to unsigned as "
+      "`(v << 1) ^ (v >> 63)`; `n` is the number of lines):\n"
+      "\n"
+      "1. format version byte (" +
+      std::to_string(kBlockFormatVersion) +
+      ");\n"
+      "2. flags byte: bit 0 set when the text length column (item 13) is present, which happens "
+      "only "
+      "when some text of the block holds a newline of its own;\n"
+      "3. varint `n`;\n"
+      "4. varint host count, then each host as varint length and bytes;\n"
+      "5. `n` zigzag varints: byte offset minus the offset where the line would begin if the "
+      "previous line were stored as read (previous offset + previous text length + 1; 0 for the "
+      "first line);\n"
+      "6. `n` attribute bytes: level in bits 0-2 (0 unknown, 1 trace, 2 debug, 3 info, 4 warning, "
+      "5 error, 6 fatal), bit 3 set when the line has a timestamp;\n"
+      "7. one zigzag varint per line that has a timestamp: the difference to the previous "
+      "timestamp of the block (to 0 for the first);\n"
+      "8. `n` zigzag varints: rank + 1 (0: unknown);\n"
+      "9. `n` bytes: host, 1-based index into the host table (0: unknown);\n"
+      "10. `n` zigzag varints: pid + 1 (0: unknown);\n"
+      "11. `n` varints: message start, the byte position in the text where the message begins;\n"
+      "12. `n` varints: flags (as in `lines.flags`);\n"
+      "13. only when flag bit 0 is set, `n` varints: text length;\n"
+      "14. the texts, each followed by a newline (`\\n`), filling the rest of the block. Without "
+      "the length column each text runs to the next newline.\n"
+      "\n"
+      "Columns are stored one after another (not line by line) because each column on its own "
+      "is nearly constant and compresses to almost nothing, which leaves zstd to spend its "
+      "effort on the text; the texts keep their newlines because zstd finds more matches "
+      "across line starts that way than in texts glued together.\n";
+  return md;
+}
+
+}  // namespace casefile

@@ -1,0 +1,148 @@
+#include "parse/classify/classify.h"
+
+#include <string>
+
+#include "parse/classify/content_sniff.h"
+#include "parse/classify/name_util.h"
+#include "parse/config/config_parser.h"
+
+namespace casefile {
+namespace {
+
+using classify_internal::AsciiLowerCopy;
+using classify_internal::BaseName;
+using classify_internal::IsAsciiDigit;
+using classify_internal::SplitPath;
+using classify_internal::StartsWithWord;
+using classify_internal::StripGz;
+
+constexpr std::string_view kKindNames[] = {"log",     "hlo",      "trace",  "config", "version",
+                                           "sysinfo", "manifest", "binary", "other"};
+
+// The parts of a path the name rules look at, lower-cased, ".gz" removed.
+struct NameParts {
+  std::string base;               // "nvidia_smi.txt": '-' and ' ' read as '_'
+  std::string ext;                // ".txt"; "" when none; a rotation ".1" skipped
+  std::vector<std::string> dirs;  // directory components
+};
+
+NameParts SplitName(std::string_view path) {
+  NameParts parts;
+  std::string lower = AsciiLowerCopy(StripGz(path));
+  std::vector<std::string_view> comps = SplitPath(lower);
+  if (!comps.empty()) {
+    for (size_t i = 0; i + 1 < comps.size(); ++i) parts.dirs.emplace_back(comps[i]);
+  }
+  parts.base = std::string(BaseName(lower));
+  for (char& c : parts.base) {
+    if (c == '-' || c == ' ') c = '_';
+  }
+  std::string_view base = parts.base;
+  // "kern.log.1", "syslog.2": the rotation number is not the extension.
+  size_t dot = base.rfind('.');
+  if (dot != std::string_view::npos && dot > 0) {
+    std::string_view tail = base.substr(dot + 1);
+    bool numeric = !tail.empty();
+    for (char c : tail) numeric = numeric && IsAsciiDigit(c);
+    if (numeric) {
+      base = base.substr(0, dot);
+      dot = base.rfind('.');
+    }
+  }
+  if (dot != std::string_view::npos && dot > 0) parts.ext = std::string(base.substr(dot));
+  return parts;
+}
+
+bool StemIs(const NameParts& n, std::string_view stem) {
+  std::string_view base = n.base;
+  if (base.substr(0, stem.size()) != stem) return false;
+  return base.size() == stem.size() || base[stem.size()] == '.';
+}
+
+bool HasDir(const NameParts& n, std::initializer_list<std::string_view> names) {
+  for (const std::string& d : n.dirs) {
+    for (std::string_view name : names) {
+      if (d == name) return true;
+    }
+  }
+  return false;
+}
+
+bool BaseStartsWithAnyWord(const NameParts& n, std::initializer_list<std::string_view> words) {
+  for (std::string_view w : words) {
+    if (StartsWithWord(n.base, w)) return true;
+  }
+  return false;
+}
+
+bool ExtIsAny(const NameParts& n, std::initializer_list<std::string_view> exts) {
+  for (std::string_view e : exts) {
+    if (n.ext == e) return true;
+  }
+  return false;
+}
+
+bool IsBinaryName(const NameParts& n) {
+  return ExtIsAny(
+      n, {".pb", ".pkl", ".pickle", ".pt", ".pth", ".bin", ".safetensors", ".npy", ".npz", ".so",
+          ".o", ".zst", ".xz", ".bz2", ".png", ".jpg", ".pftrace", ".perfetto_trace"});
+}
+
+bool IsVersionName(const NameParts& n) {
+  if (HasDir(n, {"versions", "version"})) return true;
+  if (BaseStartsWithAnyWord(
+          n, {"collect_env", "nvidia_smi", "ds_report", "pip_list", "pip_freeze", "conda_list",
+              "jax_env", "jax_environment", "print_environment_info", "transformers_env",
+              "transformers_cli_env", "env_report"})) {
+    return true;
+  }
+  return StemIs(n, "nvcc") || StemIs(n, "nvcc_version") || StemIs(n, "gcc") ||
+         StemIs(n, "gcc_version");
+}
+
+bool IsSysinfoName(const NameParts& n) {
+  if (HasDir(n, {"sysinfo", "system_info"})) return true;
+  if (BaseStartsWithAnyWord(
+          n,
+          {"dmesg",   "kern.log", "syslog",  "journal",     "journalctl", "sysctl",  "ulimit",
+           "free",    "df",       "meminfo", "cpuinfo",     "lscpu",      "lspci",   "lsblk",
+           "numactl", "uname",    "ibstat",  "ibv_devinfo", "ifconfig",   "ip_addr", "sysinfo"})) {
+    return true;
+  }
+  return StemIs(n, "messages");
+}
+
+}  // namespace
+
+const char* FileKindName(FileKind kind) {
+  size_t i = static_cast<size_t>(kind);
+  return i < std::size(kKindNames) ? kKindNames[i].data() : "other";
+}
+
+std::optional<FileKind> FileKindFromName(std::string_view name) {
+  for (size_t i = 0; i < std::size(kKindNames); ++i) {
+    if (kKindNames[i] == name) return static_cast<FileKind>(i);
+  }
+  return std::nullopt;
+}
+
+FileKind ClassifyFile(std::string_view path, std::string_view head) {
+  using namespace classify_internal;
+  if (path == kManifestPath) return FileKind::kManifest;
+  NameParts name = SplitName(path);
+  if (LooksBinary(head) || (head.empty() && IsBinaryName(name))) return FileKind::kBinary;
+  if (LooksLikeHlo(head)) return FileKind::kHlo;
+  std::optional<ConfigFormat> config = ConfigFormatForName(path);
+  bool json_name = config == ConfigFormat::kJson;
+  if (json_name && LooksLikeTrace(head)) return FileKind::kTrace;
+  if (LooksLikeVersionReport(head)) return FileKind::kVersion;
+  if (LooksLikeSysinfo(head)) return FileKind::kSysinfo;
+  if (IsVersionName(name)) return FileKind::kVersion;
+  if (IsSysinfoName(name)) return FileKind::kSysinfo;
+  if (json_name) return LooksLikeJsonDocument(head) ? FileKind::kConfig : FileKind::kLog;
+  if (config) return FileKind::kConfig;
+  if (ExtIsAny(name, {".html", ".htm", ".svg", ".dot", ".ll", ".ptx"})) return FileKind::kOther;
+  return FileKind::kLog;
+}
+
+}  // namespace casefile

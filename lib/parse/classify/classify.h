@@ -1,0 +1,84 @@
+// What a bundle file is, decided from its path and the first bytes of its
+// (decompressed) content, so that ingest hands it to the right reader. Also
+// pulls in the path attribution (host/task/rank from directory names) and the
+// bundle manifest, which ingest applies on top of the classification.
+//
+// ClassifyFile applies these rules in order; the first that matches wins.
+// Content is sniffed before names are trusted, because collectors rename
+// freely (a collect_env output saved as "stdout.log" is still a version file).
+//   1. kManifest: the path is exactly "casefile.json" (the bundle root; a
+//      casefile.json deeper in the tree is an ordinary config file).
+//   2. kBinary: the head holds a NUL byte, starts with a gzip/zstd magic, or
+//      more than 10% of its first 8 KiB are control bytes (tab, CR, LF, FF,
+//      VT, BS and ESC do not count). An empty file whose name ends in a
+//      binary extension (.pb, .pkl, .pt, .npy, .so…) is binary too.
+//   3. kHlo: the first non-blank line (after a UTF-8 BOM) starts "HloModule ".
+//   4. kTrace: the name ends in .json (or .json.gz) and the head is a
+//      Chrome/Perfetto/Kineto/TSL trace: an object with a top-level
+//      "traceEvents" (or "displayTimeUnit", or Kineto's "schemaVersion" with
+//      "deviceProperties") key in the head, or a bare array whose first
+//      object has a "ph" key.
+//   5. kVersion by content: the first 8 non-blank lines carry the banner of a
+//      version report: torch collect_env ("Collecting environment
+//      information", or "PyTorch version:" with "Is debug build:"/"CUDA used
+//      to build PyTorch:"), nvidia-smi ("| NVIDIA-SMI ", "NVSMI LOG"), nvcc
+//      ("nvcc: NVIDIA (R) Cuda compiler driver"), ds_report ("DeepSpeed
+//      general environment info", "DeepSpeed C++/CUDA extension op report"),
+//      jax ("jax:" and "jaxlib:" lines), transformers env ("Copy-and-paste
+//      the text below", "- `transformers` version:"), gcc --version (first
+//      line "gcc (" / "g++ (" / "cc (" then "Copyright"), pip list (a
+//      "Package … Version" header over dashes) or pip freeze (name==version
+//      lines only).
+//   6. kSysinfo by content: the first non-blank line is a kernel ring-buffer
+//      line (raw "[  518.050606] ", dmesg -T "[Sun Mar 30 08:24:00 2025] ",
+//      dmesg --time-format iso, syslog "<Mon> <d> <hh:mm:ss> <host> kernel:"),
+//      or the header of meminfo ("MemTotal:"), lscpu ("Architecture:"), df
+//      ("Filesystem … Size|1K-blocks"), free ("total … used … free") or
+//      ulimit -a ("(blocks, -c)", "(microseconds, -R)").
+//   7. kVersion by name: a "versions" or "version" directory, or a base name
+//      that starts with collect_env, nvidia_smi, ds_report, pip_list,
+//      pip_freeze, conda_list, jax_env, print_environment_info,
+//      transformers_env, env_report, or is nvcc[_version], gcc[_version]
+//      ('-' and ' ' count as '_').
+//   8. kSysinfo by name: a "sysinfo"/"system_info" directory, or a base name
+//      that starts with dmesg, kern.log, syslog, journal(ctl), sysctl,
+//      ulimit, free, df, meminfo, cpuinfo, lscpu, lspci, lsblk, numactl,
+//      uname, ibstat, ibv_devinfo, ifconfig, ip_addr, sysinfo, or is
+//      "messages".
+//   9. kConfig: a name ConfigFormatForName (parse/config/config_parser.h)
+//      knows: .yaml .yml .toml .ini .cfg .conf .env, a file named ".env",
+//      environment dumps named env/environ/environment/printenv; for .json
+//      only when the content starts with '{' or '[' (ds_config.json,
+//      config.json, trainer_state.json…), else it is read as a log.
+//  10. kOther: text that is not worth line-indexing (.html .htm .svg .dot
+//      .ll .ptx: graph renderings and generated code in XLA dumps).
+//  11. kLog: everything else (.log .txt .out .err, no extension…).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "parse/classify/manifest.h"
+#include "parse/classify/path_attribution.h"
+
+namespace casefile {
+
+enum class FileKind { kLog, kHlo, kTrace, kConfig, kVersion, kSysinfo, kManifest, kBinary, kOther };
+
+// "log", "hlo", "trace", "config", "version", "sysinfo", "manifest",
+// "binary", "other" (the values of files.kind in the index).
+const char* FileKindName(FileKind kind);
+
+// The inverse of FileKindName; nullopt for any other string.
+std::optional<FileKind> FileKindFromName(std::string_view name);
+
+// How much of the content ClassifyFile looks at; a longer head is fine.
+inline constexpr size_t kClassifyHeadBytes = 64 * 1024;
+
+// `path` is the normalised bundle path (keeping a ".gz" suffix); `head` is
+// the first <= kClassifyHeadBytes of the decompressed content ("" when the
+// file is empty). Pure function, thread-safe, never throws.
+FileKind ClassifyFile(std::string_view path, std::string_view head);
+
+}  // namespace casefile

@@ -1,0 +1,132 @@
+// The runner's contract: a failing analyzer is recorded and never stops the
+// others; an analyzer without its inputs is "not_applicable" with the reason;
+// a finding without evidence counts as a failure; output order is stable.
+#include <gtest/gtest.h>
+
+#include "analyze/runner.h"
+#include "common/error.h"
+#include "index/index_writer.h"
+#include "test_util.h"
+
+namespace casefile {
+namespace {
+
+class FakeAnalyzer : public Analyzer {
+ public:
+  enum class Mode { kEmit, kThrow, kNoEvidence };
+  FakeAnalyzer(std::string name, std::vector<std::string> kinds, Mode mode)
+      : mode_(mode) {
+    info_.name = std::move(name);
+    info_.version = "1";
+    info_.needed_kinds = std::move(kinds);
+  }
+  const AnalyzerInfo& info() const override { return info_; }
+  void Run(AnalysisContext& ctx) const override {
+    if (mode_ == Mode::kThrow) throw Error(ErrorCode::kInternal, "deliberate failure");
+    Finding f;
+    f.code = info_.name + ".code";
+    f.severity = info_.name == "b" ? Severity::kWarning : Severity::kError;
+    f.summary = "from " + info_.name;
+    if (mode_ == Mode::kEmit) {
+      ctx.index().ScanLines(ctx.files().front().id, [&](const LineRecord& l) {
+        f.evidence.push_back(ctx.MakeEvidence(l.file_id, l.line_no, l.text));
+        return false;
+      });
+    }
+    ctx.Emit(f);
+  }
+
+ private:
+  AnalyzerInfo info_;
+  Mode mode_;
+};
+
+std::unique_ptr<IndexReader> OneLogIndex(const test::TempDir& tmp) {
+  const std::string db = tmp.Join("i.db");
+  {
+    IndexWriter w(db);
+    BundleRow b;
+    b.name = "bundle";
+    b.status = "complete";
+    const int64_t bid = w.AddBundle(b);
+    FileRow f;
+    f.bundle_id = bid;
+    f.path = "logs/a.log";
+    f.kind = "log";
+    f.entry_type = "file";
+    const int64_t fid = w.AddFile(f);
+    LineRecord l;
+    l.file_id = fid;
+    l.line_no = 1;
+    l.text = "the first line";
+    w.AddLine(l);
+    w.EndFileLines(fid);
+    w.Commit();
+  }
+  return IndexReader::Open(db);
+}
+
+TEST(Runner, FailureIsIsolatedAndNotApplicableExplained) {
+  test::TempDir tmp;
+  auto index = OneLogIndex(tmp);
+  std::vector<std::unique_ptr<Analyzer>> list;
+  list.push_back(std::make_unique<FakeAnalyzer>("a", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kThrow));
+  list.push_back(std::make_unique<FakeAnalyzer>("b", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("c", std::vector<std::string>{"trace", "hlo"}, FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("d", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kNoEvidence));
+  list.push_back(std::make_unique<FakeAnalyzer>("e", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
+  const AnalysisResult r = RunAnalyzers(*index, {}, list);
+  ASSERT_EQ(r.analyzers.size(), 5u);
+  EXPECT_EQ(r.analyzers[0].status, "failed");
+  EXPECT_EQ(r.analyzers[0].reason, "deliberate failure");
+  EXPECT_EQ(r.analyzers[1].status, "ran");
+  EXPECT_EQ(r.analyzers[1].findings, 1);
+  EXPECT_EQ(r.analyzers[2].status, "not_applicable");
+  EXPECT_EQ(r.analyzers[2].reason, "no trace or hlo files in the bundle");
+  EXPECT_EQ(r.analyzers[3].status, "failed");
+  EXPECT_NE(r.analyzers[3].reason.find("without evidence"), std::string::npos);
+  ASSERT_EQ(r.findings.size(), 2u);
+  // Errors before warnings, whatever the run order.
+  EXPECT_EQ(r.findings[0].code, "e.code");
+  EXPECT_EQ(r.findings[1].code, "b.code");
+  const Evidence& ev = r.findings[1].evidence.at(0);
+  EXPECT_EQ(ev.bundle, "bundle");
+  EXPECT_EQ(ev.path, "logs/a.log");
+  EXPECT_EQ(ev.line, 1);
+  EXPECT_EQ(ev.text, "the first line");
+}
+
+TEST(Runner, SelectsByNameAndRejectsUnknown) {
+  test::TempDir tmp;
+  auto index = OneLogIndex(tmp);
+  std::vector<std::unique_ptr<Analyzer>> list;
+  list.push_back(std::make_unique<FakeAnalyzer>("a", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("b", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
+  const AnalysisResult r = RunAnalyzers(*index, {"b"}, list);
+  ASSERT_EQ(r.analyzers.size(), 1u);
+  EXPECT_EQ(r.analyzers[0].name, "b");
+  try {
+    RunAnalyzers(*index, {"nope"}, list);
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnknownAnalyzer);
+    EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos);
+  }
+}
+
+TEST(Finding, NormalizeSortsAndDeduplicates) {
+  Finding f;
+  f.culprits = {{std::string("h2"), std::nullopt, std::nullopt},
+                {std::string("h1"), std::nullopt, 3},
+                {std::string("h2"), std::nullopt, std::nullopt}};
+  f.evidence = {{"b", "x.log", 9, "nine"}, {"b", "x.log", 2, "two"}, {"b", "x.log", 9, "nine"}};
+  Normalize(f);
+  ASSERT_EQ(f.culprits.size(), 2u);
+  EXPECT_EQ(*f.culprits[0].host, "h1");
+  ASSERT_EQ(f.evidence.size(), 2u);
+  EXPECT_EQ(f.evidence[0].line, 2);
+  EXPECT_EQ(f.evidence[1].line, 9);
+}
+
+}  // namespace
+}  // namespace casefile

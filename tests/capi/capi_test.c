@@ -1,0 +1,865 @@
+/*
+ * The C API, exercised from C: every function of casefile.h, with its error
+ * paths (NULL arguments, NULL err, unknown options versions, missing and
+ * garbage inputs, out-of-range indices, foreign handles, refused and bad SQL,
+ * aborting callbacks). The input bundle is written at test time into a fresh
+ * temporary directory; expected values come from the lines written here.
+ */
+#define _XOPEN_SOURCE 700
+
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "casefile.h"
+
+static int g_passed;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (cond) {                                                                \
+      ++g_passed;                                                              \
+    } else {                                                                   \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, "%d passed, 1 failed\n", g_passed);                      \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_STATUS(expr, expected)                                                          \
+  do {                                                                                        \
+    casefile_status st_ = (expr);                                                             \
+    if (st_ != (expected)) {                                                                  \
+      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__, __LINE__, #expr, \
+              (int)st_, casefile_status_string(st_), (int)(expected));                        \
+      fprintf(stderr, "%d passed, 1 failed\n", g_passed);                                     \
+      exit(1);                                                                                \
+    }                                                                                         \
+    ++g_passed;                                                                               \
+  } while (0)
+
+static int contains(const char* haystack, const char* needle) {
+  return haystack != NULL && strstr(haystack, needle) != NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The bundle written at test time                                        */
+/* ---------------------------------------------------------------------- */
+
+static char g_root[256];    /* the temporary directory */
+static char g_bundle[512];  /* a directory bundle with a hang digest */
+static char g_big[512];     /* a directory bundle larger than 8 MiB */
+static char g_garbage[512]; /* a file that is no archive at all */
+static char g_missing[512]; /* a path that does not exist */
+
+/* The coordinator's log: glog-prefixed first line of a multi-line message,
+ * then the digest lines as the coordinator prints them. */
+static const char* const kCoordinatorLines[] = {
+    "I0105 10:00:00.000000    1234 coordinator.cc:41] Megascale coordinator started for 2 workers",
+    "E0105 10:05:00.100000    1234 coordinator.cc:212] Megascale detects a hang that is likely "
+    "caused by bad TPU chips on the following hosts. Please remove the hosts from the fleet and "
+    "restart the workload. If problem persists please contact Megascale XLA team.",
+    "  The host that have bad TPUs are: host-b",
+    "  Full error digest:",
+    "    Potential cause: Bad TPU chips",
+    "    Potential culprit workers: jax_worker/1:host-b",
+    "I0105 10:05:01.000000    1234 coordinator.cc:250] Shutting down",
+};
+
+static const char* const kWorkerLines[] = {
+    "I0105 10:00:02.000000    5678 train.py:88] step 99 loss 2.31",
+    "I0105 10:00:03.000000    5678 train.py:88] step 100 loss 2.30",
+    "E0105 10:04:59.000000    5678 megascale.cc:77] Megascale hang detected: Timed out waiting for "
+    "4 graphs to complete at launch_id 13650. Already completed: 100. StepGloballyInProgress: "
+    "true. Timeout: 1m",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static void join(char* out, size_t size, const char* dir, const char* rel) {
+  int n = snprintf(out, size, "%s/%s", dir, rel);
+  CHECK(n > 0 && (size_t)n < size);
+}
+
+static void make_dir(const char* path) { CHECK(mkdir(path, 0700) == 0); }
+
+static void write_lines(const char* path, const char* const* lines, size_t count) {
+  size_t i;
+  FILE* f = fopen(path, "w");
+  CHECK(f != NULL);
+  for (i = 0; i < count; ++i) CHECK(fprintf(f, "%s\n", lines[i]) > 0);
+  CHECK(fclose(f) == 0);
+}
+
+static void make_inputs(void) {
+  char path[512];
+  FILE* f;
+  int i;
+  const char* tmp = getenv("TMPDIR");
+  snprintf(g_root, sizeof g_root, "%s/casefile_capi_XXXXXX", (tmp && *tmp) ? tmp : "/tmp");
+  CHECK(mkdtemp(g_root) != NULL);
+
+  join(g_bundle, sizeof g_bundle, g_root, "run42");
+  make_dir(g_bundle);
+  join(path, sizeof path, g_bundle, "logs");
+  make_dir(path);
+  join(path, sizeof path, g_bundle, "logs/coordinator.log");
+  write_lines(path, kCoordinatorLines, COUNT(kCoordinatorLines));
+  join(path, sizeof path, g_bundle, "logs/worker-1.log");
+  write_lines(path, kWorkerLines, COUNT(kWorkerLines));
+
+  /* Progress is reported every few MiB, so the progress tests need a bundle
+   * well above that: 9 MiB of ordinary log lines (64 bytes each). */
+  join(g_big, sizeof g_big, g_root, "big");
+  make_dir(g_big);
+  join(path, sizeof path, g_big, "train.log");
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  for (i = 0; i < 9 * 16384; ++i) {
+    if (fprintf(f, "I0105 10:00:00.000000 1 train.py:1] step %08d loss 2.300 ok\n", i) != 64) break;
+  }
+  CHECK(i == 9 * 16384);
+  CHECK(fclose(f) == 0);
+
+  /* Bytes that are no archive format at all, under an archive's name. */
+  join(g_garbage, sizeof g_garbage, g_root, "garbage.tar.zst");
+  f = fopen(g_garbage, "wb");
+  CHECK(f != NULL);
+  for (i = 0; i < 4096; ++i) {
+    if (fputc((i * 131 + 7) & 0xff, f) == EOF) break;
+  }
+  CHECK(i == 4096);
+  CHECK(fclose(f) == 0);
+
+  join(g_missing, sizeof g_missing, g_root, "no_such_bundle");
+}
+
+static int remove_entry(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static void remove_inputs(void) { nftw(g_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static int file_exists(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* Opens `input` with its index at <root>/<index_name>. */
+static casefile_session* open_session(const char* input, const char* index_name, int reindex) {
+  char index_path[512];
+  casefile_open_options opts = CASEFILE_OPEN_OPTIONS_INIT;
+  casefile_session* s = NULL;
+  casefile_error* err = NULL;
+  const char* inputs[1];
+  inputs[0] = input;
+  join(index_path, sizeof index_path, g_root, index_name);
+  opts.index_path = index_path;
+  opts.reindex = reindex;
+  CHECK_STATUS(casefile_session_open(&s, inputs, 1, &opts, &err), CASEFILE_OK);
+  CHECK(s != NULL);
+  CHECK(err == NULL);
+  return s;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Version, statuses, errors, options                                     */
+/* ---------------------------------------------------------------------- */
+
+static void test_version(void) {
+  char expected[32];
+  snprintf(expected, sizeof expected, "%d.%d.%d", CASEFILE_VERSION_MAJOR, CASEFILE_VERSION_MINOR,
+           CASEFILE_VERSION_PATCH);
+  CHECK(casefile_version_number() == CASEFILE_VERSION_NUMBER);
+  CHECK(CASEFILE_VERSION_NUMBER ==
+        CASEFILE_VERSION_MAJOR * 1000000 + CASEFILE_VERSION_MINOR * 1000 + CASEFILE_VERSION_PATCH);
+  CHECK(strcmp(casefile_version_string(), expected) == 0);
+}
+
+static void test_status_strings(void) {
+  static const casefile_status all[] = {CASEFILE_OK,
+                                        CASEFILE_PARTIAL,
+                                        CASEFILE_E_ARGUMENT,
+                                        CASEFILE_E_MISUSE,
+                                        CASEFILE_E_UNKNOWN_ANALYZER,
+                                        CASEFILE_E_VERSION,
+                                        CASEFILE_E_IO,
+                                        CASEFILE_E_NOT_FOUND,
+                                        CASEFILE_E_CORRUPT,
+                                        CASEFILE_E_UNSUPPORTED,
+                                        CASEFILE_E_INDEX_VERSION,
+                                        CASEFILE_E_LIMIT,
+                                        CASEFILE_E_QUERY,
+                                        CASEFILE_E_READ_ONLY,
+                                        CASEFILE_E_NOMEM,
+                                        CASEFILE_E_ABORTED,
+                                        CASEFILE_E_INTERNAL};
+  size_t i, j;
+  for (i = 0; i < COUNT(all); ++i) {
+    const char* s = casefile_status_string(all[i]);
+    CHECK(s != NULL && s[0] != '\0');
+    for (j = 0; j < i; ++j) CHECK(strcmp(s, casefile_status_string(all[j])) != 0);
+  }
+  CHECK(contains(casefile_status_string(CASEFILE_E_CORRUPT), "corrupt"));
+  CHECK(casefile_status_string((casefile_status)12345) != NULL);
+  /* Values are part of the ABI. */
+  CHECK(CASEFILE_OK == 0 && CASEFILE_PARTIAL == 1 && CASEFILE_E_ARGUMENT == 100 &&
+        CASEFILE_E_NOT_FOUND == 201 && CASEFILE_E_CORRUPT == 300 && CASEFILE_E_READ_ONLY == 501 &&
+        CASEFILE_E_INTERNAL == 999);
+}
+
+static void test_error_null(void) {
+  CHECK(strcmp(casefile_error_message(NULL), "") == 0);
+  CHECK(casefile_error_status(NULL) == CASEFILE_E_ARGUMENT);
+  casefile_error_free(NULL);
+  casefile_string_free(NULL);
+}
+
+static void test_options(void) {
+  casefile_open_options open_opts;
+  casefile_analyze_options analyze_opts;
+  casefile_open_options open_init = CASEFILE_OPEN_OPTIONS_INIT;
+  casefile_analyze_options analyze_init = CASEFILE_ANALYZE_OPTIONS_INIT;
+
+  CHECK(open_init.version == CASEFILE_OPEN_OPTIONS_VERSION);
+  CHECK(analyze_init.version == CASEFILE_ANALYZE_OPTIONS_VERSION);
+
+  CHECK_STATUS(casefile_open_options_init(NULL, CASEFILE_OPEN_OPTIONS_VERSION),
+               CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_open_options_init(&open_opts, 0), CASEFILE_E_VERSION);
+  CHECK_STATUS(casefile_open_options_init(&open_opts, CASEFILE_OPEN_OPTIONS_VERSION + 1),
+               CASEFILE_E_VERSION);
+  memset(&open_opts, 0xab, sizeof open_opts);
+  CHECK_STATUS(casefile_open_options_init(&open_opts, CASEFILE_OPEN_OPTIONS_VERSION), CASEFILE_OK);
+  CHECK(open_opts.version == CASEFILE_OPEN_OPTIONS_VERSION);
+  CHECK(open_opts.index_path == NULL);
+  CHECK(open_opts.reindex == 0);
+  CHECK(open_opts.max_entry_bytes == 0 && open_opts.max_total_bytes == 0);
+  CHECK(open_opts.max_entries == 0 && open_opts.max_line_bytes == 0);
+
+  CHECK_STATUS(casefile_analyze_options_init(NULL, CASEFILE_ANALYZE_OPTIONS_VERSION),
+               CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_analyze_options_init(&analyze_opts, 0), CASEFILE_E_VERSION);
+  CHECK_STATUS(casefile_analyze_options_init(&analyze_opts, 77), CASEFILE_E_VERSION);
+  memset(&analyze_opts, 0xab, sizeof analyze_opts);
+  CHECK_STATUS(casefile_analyze_options_init(&analyze_opts, CASEFILE_ANALYZE_OPTIONS_VERSION),
+               CASEFILE_OK);
+  CHECK(analyze_opts.version == CASEFILE_ANALYZE_OPTIONS_VERSION);
+  CHECK(analyze_opts.analyzers == NULL && analyze_opts.analyzer_count == 0);
+  CHECK(analyze_opts.no_store == 0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Session open                                                           */
+/* ---------------------------------------------------------------------- */
+
+static void test_open_errors(void) {
+  casefile_session* s = (casefile_session*)&g_passed; /* a non-NULL sentinel */
+  casefile_error* err = NULL;
+  const char* inputs[2];
+  casefile_open_options opts = CASEFILE_OPEN_OPTIONS_INIT;
+
+  inputs[0] = g_bundle;
+  inputs[1] = NULL;
+
+  /* NULL out: nothing to clear, the argument is named. */
+  CHECK_STATUS(casefile_session_open(NULL, inputs, 1, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(err != NULL);
+  CHECK(casefile_error_status(err) == CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "casefile_session_open"));
+  CHECK(contains(casefile_error_message(err), "'out'"));
+  casefile_error_free(err);
+
+  /* NULL inputs: *out is cleared first. */
+  err = NULL;
+  CHECK_STATUS(casefile_session_open(&s, NULL, 1, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(s == NULL);
+  CHECK(contains(casefile_error_message(err), "inputs"));
+  casefile_error_free(err);
+
+  s = (casefile_session*)&g_passed;
+  CHECK_STATUS(casefile_session_open(&s, inputs, 0, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(s == NULL);
+  CHECK(contains(casefile_error_message(err), "input_count"));
+  casefile_error_free(err);
+
+  CHECK_STATUS(casefile_session_open(&s, inputs, 2, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(s == NULL);
+  CHECK(contains(casefile_error_message(err), "inputs[1]"));
+  casefile_error_free(err);
+
+  /* NULL err is allowed on every failure. */
+  CHECK_STATUS(casefile_session_open(&s, NULL, 0, NULL, NULL), CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_session_open(NULL, NULL, 0, NULL, NULL), CASEFILE_E_ARGUMENT);
+
+  /* Options of version 0 (uninitialised) or from the future. */
+  opts.version = 0;
+  CHECK_STATUS(casefile_session_open(&s, inputs, 1, &opts, &err), CASEFILE_E_VERSION);
+  CHECK(s == NULL);
+  CHECK(contains(casefile_error_message(err), "version"));
+  casefile_error_free(err);
+  opts.version = CASEFILE_OPEN_OPTIONS_VERSION + 1;
+  CHECK_STATUS(casefile_session_open(&s, inputs, 1, &opts, NULL), CASEFILE_E_VERSION);
+
+  /* A missing input names its path. */
+  inputs[0] = g_missing;
+  CHECK_STATUS(casefile_session_open(&s, inputs, 1, NULL, &err), CASEFILE_E_NOT_FOUND);
+  CHECK(s == NULL);
+  CHECK(casefile_error_status(err) == CASEFILE_E_NOT_FOUND);
+  CHECK(contains(casefile_error_message(err), "no_such_bundle"));
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_session_open(&s, inputs, 1, NULL, NULL), CASEFILE_E_NOT_FOUND);
+
+  /* A missing input among good ones still fails the open. */
+  inputs[0] = g_bundle;
+  inputs[1] = g_missing;
+  CHECK_STATUS(casefile_session_open(&s, inputs, 2, NULL, NULL), CASEFILE_E_NOT_FOUND);
+  CHECK(s == NULL);
+
+  /* free(NULL) after a failed open. */
+  casefile_session_free(s);
+}
+
+static void test_session_null_handles(void) {
+  casefile_error* err = NULL;
+  CHECK_STATUS(casefile_session_index(NULL, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "casefile_session_index"));
+  CHECK(contains(casefile_error_message(err), "session"));
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_session_index(NULL, NULL, NULL, NULL), CASEFILE_E_ARGUMENT);
+  CHECK(casefile_session_index_reused(NULL) == 0);
+  CHECK(casefile_session_index_path(NULL) != NULL);
+  CHECK(strcmp(casefile_session_index_path(NULL), "") == 0);
+  CHECK(strcmp(casefile_session_last_error(NULL), "") == 0);
+  CHECK_STATUS(casefile_session_query(NULL, "SELECT 1", NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "casefile_session_query"));
+  casefile_error_free(err);
+  casefile_session_free(NULL);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Indexing                                                               */
+/* ---------------------------------------------------------------------- */
+
+struct progress_log {
+  int calls;
+  int abort_after; /* abort on this call (1-based); 0 = never */
+  uint64_t last_bytes;
+  int bytes_monotonic;
+  char last_path[256];
+};
+
+static int on_progress(uint64_t bytes_done, const char* current_path, void* payload) {
+  struct progress_log* log = (struct progress_log*)payload;
+  ++log->calls;
+  if (bytes_done < log->last_bytes) log->bytes_monotonic = 0;
+  log->last_bytes = bytes_done;
+  snprintf(log->last_path, sizeof log->last_path, "%s", current_path ? current_path : "(null)");
+  return log->abort_after != 0 && log->calls >= log->abort_after;
+}
+
+static void test_index_and_reuse(void) {
+  char expected_path[512];
+  casefile_error* err = (casefile_error*)&g_passed; /* cleared on success */
+  casefile_session* s = open_session(g_bundle, "run42.db", 0);
+
+  join(expected_path, sizeof expected_path, g_root, "run42.db");
+  CHECK(strcmp(casefile_session_index_path(s), expected_path) == 0);
+  CHECK(strcmp(casefile_session_last_error(s), "") == 0);
+  CHECK(casefile_session_index_reused(s) == 0);
+
+  /* Query before index is misuse, and becomes the session's last error. */
+  CHECK_STATUS(casefile_session_query(s, "SELECT 1", NULL, NULL, NULL), CASEFILE_E_MISUSE);
+  CHECK(contains(casefile_session_last_error(s), "casefile_session_query"));
+
+  CHECK_STATUS(casefile_session_index(s, NULL, NULL, &err), CASEFILE_OK);
+  CHECK(err == NULL);
+  CHECK(casefile_session_index_reused(s) == 0);
+  CHECK(file_exists(expected_path));
+  casefile_session_free(s);
+
+  /* The same inputs and index path again: the index is reused. */
+  s = open_session(g_bundle, "run42.db", 0);
+  CHECK_STATUS(casefile_session_index(s, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK(casefile_session_index_reused(s) == 1);
+  casefile_session_free(s);
+
+  /* reindex forces a rebuild. */
+  s = open_session(g_bundle, "run42.db", 1);
+  CHECK_STATUS(casefile_session_index(s, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK(casefile_session_index_reused(s) == 0);
+  casefile_session_free(s);
+}
+
+static void test_progress(void) {
+  char index_path[512];
+  struct progress_log log;
+  casefile_error* err = NULL;
+  casefile_session* s = open_session(g_big, "big.db", 0);
+
+  /* Aborting on the first report: ABORTED, and no index is left behind. */
+  memset(&log, 0, sizeof log);
+  log.abort_after = 1;
+  log.bytes_monotonic = 1;
+  join(index_path, sizeof index_path, g_root, "big.db");
+  CHECK_STATUS(casefile_session_index(s, on_progress, &log, &err), CASEFILE_E_ABORTED);
+  CHECK(log.calls == 1);
+  CHECK(err != NULL);
+  CHECK(casefile_error_status(err) == CASEFILE_E_ABORTED);
+  CHECK(contains(casefile_error_message(err), "casefile_session_index"));
+  CHECK(strcmp(casefile_error_message(err), casefile_session_last_error(s)) == 0);
+  CHECK(!file_exists(index_path));
+  casefile_error_free(err);
+
+  /* Running to the end: several reports, growing, naming the file. */
+  memset(&log, 0, sizeof log);
+  log.bytes_monotonic = 1;
+  CHECK_STATUS(casefile_session_index(s, on_progress, &log, NULL), CASEFILE_OK);
+  CHECK(log.calls >= 1);
+  CHECK(log.bytes_monotonic);
+  CHECK(log.last_bytes > 0 && log.last_bytes <= 9u * 1024 * 1024);
+  CHECK(contains(log.last_path, "train.log"));
+  CHECK(file_exists(index_path));
+  casefile_session_free(s);
+}
+
+static void test_garbage_input(void) {
+  casefile_error* err = NULL;
+  casefile_status st;
+  casefile_session* s = open_session(g_garbage, "garbage.db", 0);
+  st = casefile_session_index(s, NULL, NULL, &err);
+  CHECK(st == CASEFILE_E_CORRUPT || st == CASEFILE_E_UNSUPPORTED);
+  CHECK(casefile_error_status(err) == st);
+  CHECK(contains(casefile_error_message(err), "garbage.tar.zst"));
+  CHECK(strcmp(casefile_session_last_error(s), casefile_error_message(err)) == 0);
+  casefile_error_free(err);
+  casefile_session_free(s);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Query                                                                  */
+/* ---------------------------------------------------------------------- */
+
+struct rows {
+  int calls;
+  int stop_after; /* stop on this row (1-based); 0 = never */
+  size_t columns;
+  char first_name[64];
+  char values[8][128];
+  int null_seen;
+};
+
+static int on_row(size_t column_count, const char* const* names, const char* const* values,
+                  void* payload) {
+  struct rows* r = (struct rows*)payload;
+  if (r->calls < 8) {
+    r->columns = column_count;
+    snprintf(r->first_name, sizeof r->first_name, "%s", names[0]);
+    if (values[0] == NULL) {
+      r->null_seen = 1;
+      r->values[r->calls][0] = '\0';
+    } else {
+      snprintf(r->values[r->calls], sizeof r->values[0], "%s", values[0]);
+    }
+  }
+  ++r->calls;
+  return r->stop_after != 0 && r->calls >= r->stop_after;
+}
+
+static void expect_refused(casefile_session* s, const char* sql) {
+  casefile_error* err = NULL;
+  CHECK_STATUS(casefile_session_query(s, sql, on_row, NULL, &err), CASEFILE_E_READ_ONLY);
+  CHECK(casefile_error_status(err) == CASEFILE_E_READ_ONLY);
+  CHECK(contains(casefile_error_message(err), "casefile_session_query"));
+  casefile_error_free(err);
+}
+
+static void test_query(void) {
+  struct rows r;
+  char attach_sql[700];
+  casefile_error* err = NULL;
+  casefile_session* s = open_session(g_bundle, "run42.db", 0);
+  CHECK_STATUS(casefile_session_index(s, NULL, NULL, NULL), CASEFILE_OK);
+
+  /* The two log files written above, with their line counts. */
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query(
+                   s, "SELECT path, line_count FROM files WHERE entry_type = 'file' ORDER BY path",
+                   on_row, &r, &err),
+               CASEFILE_OK);
+  CHECK(err == NULL);
+  CHECK(r.calls == 2);
+  CHECK(r.columns == 2);
+  CHECK(strcmp(r.first_name, "path") == 0);
+  CHECK(strcmp(r.values[0], "logs/coordinator.log") == 0);
+  CHECK(strcmp(r.values[1], "logs/worker-1.log") == 0);
+
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query(s,
+                                      "SELECT line_count FROM files "
+                                      "WHERE path = 'logs/coordinator.log'",
+                                      on_row, &r, NULL),
+               CASEFILE_OK);
+  CHECK(r.calls == 1);
+  CHECK(strtol(r.values[0], NULL, 10) == (long)COUNT(kCoordinatorLines));
+
+  /* The lines virtual table serves the text as written. */
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query(s,
+                                      "SELECT l.text FROM lines l JOIN files f ON f.id = l.file_id "
+                                      "WHERE f.path = 'logs/coordinator.log' AND l.line_no = 5",
+                                      on_row, &r, NULL),
+               CASEFILE_OK);
+  CHECK(r.calls == 1);
+  CHECK(strcmp(r.values[0], kCoordinatorLines[4]) == 0);
+
+  /* SQL NULL arrives as a NULL pointer; a NULL callback is allowed. */
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query(s, "SELECT NULL AS nada", on_row, &r, NULL), CASEFILE_OK);
+  CHECK(r.calls == 1 && r.null_seen == 1);
+  CHECK(strcmp(r.first_name, "nada") == 0);
+  CHECK_STATUS(casefile_session_query(s, "SELECT 1", NULL, NULL, NULL), CASEFILE_OK);
+
+  /* NULL sql. */
+  CHECK_STATUS(casefile_session_query(s, NULL, on_row, &r, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "sql"));
+  casefile_error_free(err);
+
+  /* Writes, ATTACH and state-changing pragmas are refused. */
+  expect_refused(s, "DELETE FROM files");
+  expect_refused(s, "INSERT INTO bundles (name) VALUES ('x')");
+  expect_refused(s, "DROP TABLE files");
+  snprintf(attach_sql, sizeof attach_sql, "ATTACH DATABASE '%s/other.db' AS other", g_root);
+  expect_refused(s, attach_sql);
+  expect_refused(s, "PRAGMA user_version = 7");
+  CHECK(contains(casefile_session_last_error(s), "casefile_session_query"));
+  /* ...and the index is unchanged. */
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query(s, "SELECT count(*) FROM files WHERE entry_type = 'file'",
+                                      on_row, &r, NULL),
+               CASEFILE_OK);
+  CHECK(strcmp(r.values[0], "2") == 0);
+
+  /* Bad SQL: QUERY with SQLite's message. */
+  CHECK_STATUS(casefile_session_query(s, "SELEC path FROM files", on_row, &r, &err),
+               CASEFILE_E_QUERY);
+  CHECK(contains(casefile_error_message(err), "syntax error"));
+  CHECK(strcmp(casefile_session_last_error(s), casefile_error_message(err)) == 0);
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_session_query(s, "SELECT no_such_column FROM files", NULL, NULL, NULL),
+               CASEFILE_E_QUERY);
+
+  /* A callback that stops: ABORTED after exactly that row. */
+  memset(&r, 0, sizeof r);
+  r.stop_after = 1;
+  CHECK_STATUS(casefile_session_query(s, "SELECT path FROM files", on_row, &r, &err),
+               CASEFILE_E_ABORTED);
+  CHECK(r.calls == 1);
+  CHECK(casefile_error_status(err) == CASEFILE_E_ABORTED);
+  casefile_error_free(err);
+
+  casefile_session_free(s);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Analyzers, analysis, report, findings                                  */
+/* ---------------------------------------------------------------------- */
+
+static void test_analyzer_list(void) {
+  size_t i, n = casefile_analyzer_count();
+  int hang_seen = 0;
+  CHECK(n >= 1);
+  for (i = 0; i < n; ++i) {
+    const char* name = casefile_analyzer_name(i);
+    const char* description = casefile_analyzer_description(i);
+    CHECK(name != NULL && name[0] != '\0');
+    CHECK(description != NULL && description[0] != '\0');
+    if (strcmp(name, "hang") == 0) hang_seen = 1;
+    /* Static strings: the same pointer every time. */
+    CHECK(casefile_analyzer_name(i) == name);
+  }
+  CHECK(hang_seen);
+  CHECK(casefile_analyzer_name(n) == NULL);
+  CHECK(casefile_analyzer_description(n) == NULL);
+  CHECK(casefile_analyzer_name((size_t)-1) == NULL);
+}
+
+static void test_analyze_errors(casefile_session* s) {
+  casefile_report* report = (casefile_report*)&g_passed;
+  casefile_error* err = NULL;
+  casefile_analyze_options opts = CASEFILE_ANALYZE_OPTIONS_INIT;
+  const char* unknown[1];
+  const char* with_null[2];
+
+  CHECK_STATUS(casefile_session_analyze(NULL, s, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "casefile_session_analyze"));
+  casefile_error_free(err);
+
+  CHECK_STATUS(casefile_session_analyze(&report, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(report == NULL);
+  CHECK(contains(casefile_error_message(err), "session"));
+  casefile_error_free(err);
+
+  opts.version = 0;
+  report = (casefile_report*)&g_passed;
+  CHECK_STATUS(casefile_session_analyze(&report, s, &opts, &err), CASEFILE_E_VERSION);
+  CHECK(report == NULL);
+  casefile_error_free(err);
+  opts.version = CASEFILE_ANALYZE_OPTIONS_VERSION + 1;
+  CHECK_STATUS(casefile_session_analyze(&report, s, &opts, NULL), CASEFILE_E_VERSION);
+
+  opts.version = CASEFILE_ANALYZE_OPTIONS_VERSION;
+  unknown[0] = "no_such_analyzer";
+  opts.analyzers = unknown;
+  opts.analyzer_count = 1;
+  CHECK_STATUS(casefile_session_analyze(&report, s, &opts, &err), CASEFILE_E_UNKNOWN_ANALYZER);
+  CHECK(report == NULL);
+  CHECK(contains(casefile_error_message(err), "no_such_analyzer"));
+  CHECK(strcmp(casefile_session_last_error(s), casefile_error_message(err)) == 0);
+  casefile_error_free(err);
+
+  opts.analyzers = NULL;
+  CHECK_STATUS(casefile_session_analyze(&report, s, &opts, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "analyzers"));
+  casefile_error_free(err);
+
+  with_null[0] = "hang";
+  with_null[1] = NULL;
+  opts.analyzers = with_null;
+  opts.analyzer_count = 2;
+  CHECK_STATUS(casefile_session_analyze(&report, s, &opts, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "analyzers[1]"));
+  casefile_error_free(err);
+}
+
+/* The line kCoordinatorLines / kWorkerLines hold at 1-based `line`, or NULL. */
+static const char* written_line(const char* path, int64_t line) {
+  if (strcmp(path, "logs/coordinator.log") == 0 && line >= 1 &&
+      line <= (int64_t)COUNT(kCoordinatorLines)) {
+    return kCoordinatorLines[line - 1];
+  }
+  if (strcmp(path, "logs/worker-1.log") == 0 && line >= 1 && line <= (int64_t)COUNT(kWorkerLines)) {
+    return kWorkerLines[line - 1];
+  }
+  return NULL;
+}
+
+static void check_bad_chip_finding(const casefile_finding* f) {
+  size_t i;
+  int host_b_seen = 0;
+  const char *bundle, *path, *text, *host, *task;
+  int64_t line, rank;
+
+  CHECK(strcmp(casefile_finding_analyzer(f), "hang") == 0);
+  CHECK(casefile_finding_severity(f) == CASEFILE_SEVERITY_ERROR);
+  CHECK(casefile_finding_title(f)[0] != '\0');
+  CHECK(casefile_finding_summary(f) != NULL);
+  CHECK(casefile_finding_recommendation(f) != NULL);
+
+  CHECK(casefile_finding_culprit_count(f) >= 1);
+  for (i = 0; i < casefile_finding_culprit_count(f); ++i) {
+    CHECK_STATUS(casefile_finding_culprit(f, i, &host, &task, &rank), CASEFILE_OK);
+    if (host != NULL && strcmp(host, "host-b") == 0) {
+      host_b_seen = 1;
+      /* The digest names the worker as job/task; rank is not in it. */
+      CHECK(task == NULL || strcmp(task, "jax_worker/1") == 0);
+      CHECK(rank == -1);
+    }
+  }
+  CHECK(host_b_seen);
+  /* Any output may be NULL; out of range is an argument error. */
+  CHECK_STATUS(casefile_finding_culprit(f, 0, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_culprit(f, casefile_finding_culprit_count(f), &host, &task, &rank),
+               CASEFILE_E_ARGUMENT);
+
+  /* Every piece of evidence points at a line written above, with its text. */
+  CHECK(casefile_finding_evidence_count(f) >= 1);
+  for (i = 0; i < casefile_finding_evidence_count(f); ++i) {
+    const char* expected;
+    CHECK_STATUS(casefile_finding_evidence(f, i, &bundle, &path, &line, &text), CASEFILE_OK);
+    CHECK(strcmp(bundle, "run42") == 0);
+    expected = written_line(path, line);
+    CHECK(expected != NULL);
+    CHECK(strcmp(text, expected) == 0);
+  }
+  CHECK_STATUS(casefile_finding_evidence(f, 0, NULL, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_evidence(f, casefile_finding_evidence_count(f), &bundle, &path,
+                                         &line, &text),
+               CASEFILE_E_ARGUMENT);
+}
+
+static void test_finding_null(void) {
+  const char *host = "x", *path = "x";
+  int64_t rank = 5, line = 5;
+  CHECK(strcmp(casefile_finding_code(NULL), "") == 0);
+  CHECK(strcmp(casefile_finding_analyzer(NULL), "") == 0);
+  CHECK(strcmp(casefile_finding_title(NULL), "") == 0);
+  CHECK(strcmp(casefile_finding_summary(NULL), "") == 0);
+  CHECK(strcmp(casefile_finding_recommendation(NULL), "") == 0);
+  CHECK(casefile_finding_severity(NULL) == CASEFILE_SEVERITY_INFO);
+  CHECK(casefile_finding_culprit_count(NULL) == 0);
+  CHECK(casefile_finding_evidence_count(NULL) == 0);
+  CHECK_STATUS(casefile_finding_culprit(NULL, 0, &host, NULL, &rank), CASEFILE_E_ARGUMENT);
+  CHECK(host == NULL && rank == -1);
+  CHECK_STATUS(casefile_finding_evidence(NULL, 0, NULL, &path, &line, NULL), CASEFILE_E_ARGUMENT);
+  CHECK(path == NULL);
+}
+
+static void test_report_null(void) {
+  char* text = (char*)&g_passed;
+  casefile_error* err = NULL;
+  CHECK(casefile_report_max_severity(NULL) == -1);
+  CHECK(casefile_report_has_ingest_issues(NULL) == 0);
+  CHECK(casefile_report_is_partial(NULL) == 0);
+  CHECK(casefile_report_finding_count(NULL) == 0);
+  CHECK(casefile_report_finding(NULL, 0) == NULL);
+  CHECK(casefile_report_analyzer_count(NULL) == 0);
+  CHECK(casefile_report_analyzer_name(NULL, 0) == NULL);
+  CHECK(casefile_report_analyzer_status(NULL, 0) == NULL);
+  CHECK(casefile_report_analyzer_reason(NULL, 0) == NULL);
+  CHECK_STATUS(casefile_report_render(&text, NULL, CASEFILE_FORMAT_JSON, &err),
+               CASEFILE_E_ARGUMENT);
+  CHECK(text == NULL);
+  CHECK(contains(casefile_error_message(err), "casefile_report_render"));
+  CHECK(contains(casefile_error_message(err), "report"));
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_report_render(NULL, NULL, CASEFILE_FORMAT_JSON, NULL), CASEFILE_E_ARGUMENT);
+  casefile_report_free(NULL);
+}
+
+static void test_analyze_and_report(void) {
+  size_t i, n;
+  const casefile_finding* bad_chip = NULL;
+  casefile_report* report = NULL;
+  casefile_report* all = NULL;
+  casefile_error* err = (casefile_error*)&g_passed;
+  casefile_analyze_options opts;
+  const char* only_hang[1];
+  char *json = NULL, *json_again = NULL, *text = NULL, *color = NULL;
+  /* A fresh index: analyze indexes first when the session has not. */
+  casefile_session* s = open_session(g_bundle, "analyze.db", 0);
+
+  test_analyze_errors(s);
+
+  CHECK_STATUS(casefile_analyze_options_init(&opts, CASEFILE_ANALYZE_OPTIONS_VERSION), CASEFILE_OK);
+  only_hang[0] = "hang";
+  opts.analyzers = only_hang;
+  opts.analyzer_count = 1;
+  CHECK_STATUS(casefile_session_analyze(&report, s, &opts, &err), CASEFILE_OK);
+  CHECK(err == NULL);
+  CHECK(report != NULL);
+  CHECK(casefile_session_index_reused(s) == 0);
+
+  /* Only the analyzer asked for ran. */
+  CHECK(casefile_report_analyzer_count(report) == 1);
+  CHECK(strcmp(casefile_report_analyzer_name(report, 0), "hang") == 0);
+  CHECK(strcmp(casefile_report_analyzer_status(report, 0), "ran") == 0);
+  CHECK(strcmp(casefile_report_analyzer_reason(report, 0), "") == 0);
+  CHECK(casefile_report_analyzer_name(report, 1) == NULL);
+  CHECK(casefile_report_analyzer_status(report, 1) == NULL);
+  CHECK(casefile_report_analyzer_reason(report, 1) == NULL);
+
+  n = casefile_report_finding_count(report);
+  CHECK(n >= 1);
+  for (i = 0; i < n; ++i) {
+    const casefile_finding* f = casefile_report_finding(report, i);
+    CHECK(f != NULL);
+    if (strcmp(casefile_finding_code(f), "hang.bad_chip") == 0) bad_chip = f;
+  }
+  CHECK(bad_chip != NULL);
+  CHECK(casefile_report_finding(report, n) == NULL);
+  check_bad_chip_finding(bad_chip);
+  CHECK(casefile_report_max_severity(report) == CASEFILE_SEVERITY_ERROR);
+  CHECK(casefile_report_has_ingest_issues(report) == 0);
+  CHECK(casefile_report_is_partial(report) == 0);
+
+  /* NULL options: every analyzer has a status. */
+  CHECK_STATUS(casefile_session_analyze(&all, s, NULL, NULL), CASEFILE_OK);
+  CHECK(casefile_report_analyzer_count(all) == casefile_analyzer_count());
+  casefile_report_free(all);
+  all = NULL;
+  opts.no_store = 1;
+  CHECK_STATUS(casefile_session_analyze(&all, s, &opts, NULL), CASEFILE_OK);
+  CHECK(casefile_report_finding_count(all) == n);
+  casefile_report_free(all);
+
+  /* Foreign handles are misuse, not a crash. */
+  CHECK_STATUS(casefile_session_index((casefile_session*)report, NULL, NULL, &err),
+               CASEFILE_E_MISUSE);
+  CHECK(contains(casefile_error_message(err), "casefile_session_index"));
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_session_query((casefile_session*)report, "SELECT 1", NULL, NULL, NULL),
+               CASEFILE_E_MISUSE);
+  CHECK_STATUS(casefile_report_render(&text, (const casefile_report*)s, CASEFILE_FORMAT_JSON, NULL),
+               CASEFILE_E_MISUSE);
+  CHECK(text == NULL);
+  CHECK(casefile_report_finding_count((const casefile_report*)s) == 0);
+  CHECK(strcmp(casefile_finding_code((const casefile_finding*)report), "") == 0);
+
+  /* The report outlives its session. */
+  casefile_session_free(s);
+
+  CHECK_STATUS(casefile_report_render(&json, report, CASEFILE_FORMAT_JSON, &err), CASEFILE_OK);
+  CHECK(err == NULL);
+  CHECK(json != NULL && json[0] == '{');
+  CHECK(contains(json, "\"findings\""));
+  CHECK(contains(json, "\"hang.bad_chip\""));
+  CHECK(contains(json, "host-b"));
+  CHECK(contains(json, "logs/coordinator.log"));
+  CHECK_STATUS(casefile_report_render(&json_again, report, CASEFILE_FORMAT_JSON, NULL),
+               CASEFILE_OK);
+  CHECK(strcmp(json, json_again) == 0);
+
+  CHECK_STATUS(casefile_report_render(&text, report, CASEFILE_FORMAT_TEXT, NULL), CASEFILE_OK);
+  CHECK(contains(text, "hang.bad_chip"));
+  CHECK(contains(text, "host-b"));
+  CHECK(strchr(text, '\x1b') == NULL);
+  casefile_string_free(text);
+  text = (char*)&g_passed;
+  CHECK_STATUS(casefile_report_render(&color, report, CASEFILE_FORMAT_TEXT_COLOR, NULL),
+               CASEFILE_OK);
+  CHECK(strchr(color, '\x1b') != NULL);
+
+  CHECK_STATUS(casefile_report_render(&text, report, (casefile_format)42, &err),
+               CASEFILE_E_ARGUMENT);
+  CHECK(text == NULL);
+  CHECK(contains(casefile_error_message(err), "format"));
+  casefile_error_free(err);
+
+  casefile_string_free(json);
+  casefile_string_free(json_again);
+  casefile_string_free(color);
+  casefile_report_free(report);
+}
+
+int main(int argc, char** argv) {
+  (void)argc;
+  (void)argv;
+  make_inputs();
+
+  test_version();
+  test_status_strings();
+  test_error_null();
+  test_options();
+  test_open_errors();
+  test_session_null_handles();
+  test_index_and_reuse();
+  test_progress();
+  test_garbage_input();
+  test_query();
+  test_analyzer_list();
+  test_finding_null();
+  test_report_null();
+  test_analyze_and_report();
+
+  remove_inputs();
+  printf("%d passed, 0 failed\n", g_passed);
+  return 0;
+}

@@ -1,0 +1,926 @@
+// The casefile CLI, run as a user runs it: the built binary in a child
+// process, checking stdout, stderr and the exit code. Bundles are written at
+// test time; expected outputs are written by hand from the lines written here.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "test_util.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using casefile::test::ReadFile;
+using casefile::test::TempDir;
+using casefile::test::WriteFile;
+
+const std::string kBinary = CASEFILE_BINARY_DIR "/bin/casefile";
+
+// ---------------------------------------------------------------------------
+// A minimal strict JSON reader, enough to check that output parses and to
+// look values up. Any syntax error makes Parse return false.
+
+struct Json {
+  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
+  bool boolean = false;
+  double number = 0;
+  std::string string;
+  std::vector<Json> array;
+  std::vector<std::pair<std::string, Json>> object;
+
+  const Json* Get(const std::string& key) const {
+    for (const auto& [k, v] : object) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  }
+};
+
+class JsonReader {
+ public:
+  explicit JsonReader(std::string_view text) : s_(text) {}
+
+  bool Parse(Json& out) {
+    if (!Value(out, 0)) return false;
+    Space();
+    return i_ == s_.size();
+  }
+
+ private:
+  void Space() {
+    while (i_ < s_.size() &&
+           (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) {
+      ++i_;
+    }
+  }
+  bool Literal(std::string_view word) {
+    if (s_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+  }
+  bool Value(Json& v, int depth) {
+    if (depth > 64) return false;
+    Space();
+    if (i_ >= s_.size()) return false;
+    char c = s_[i_];
+    if (c == '{') return Object(v, depth);
+    if (c == '[') return Array(v, depth);
+    if (c == '"') {
+      v.type = Json::Type::kString;
+      return String(v.string);
+    }
+    if (c == 't' || c == 'f') {
+      v.type = Json::Type::kBool;
+      v.boolean = c == 't';
+      return Literal(c == 't' ? "true" : "false");
+    }
+    if (c == 'n') {
+      v.type = Json::Type::kNull;
+      return Literal("null");
+    }
+    return Number(v);
+  }
+  bool Number(Json& v) {
+    size_t start = i_;
+    if (i_ < s_.size() && s_[i_] == '-') ++i_;
+    if (i_ >= s_.size() || s_[i_] < '0' || s_[i_] > '9') return false;
+    if (s_[i_] == '0') {
+      ++i_;
+    } else {
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+    }
+    if (i_ < s_.size() && s_[i_] == '.') {
+      ++i_;
+      size_t digits = i_;
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+      if (i_ == digits) return false;
+    }
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      ++i_;
+      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      size_t digits = i_;
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+      if (i_ == digits) return false;
+    }
+    v.type = Json::Type::kNumber;
+    v.number = std::strtod(std::string(s_.substr(start, i_ - start)).c_str(), nullptr);
+    return true;
+  }
+  bool Hex4(uint32_t& out) {
+    if (i_ + 4 > s_.size()) return false;
+    out = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = s_[i_++];
+      out <<= 4;
+      if (c >= '0' && c <= '9')
+        out |= c - '0';
+      else if (c >= 'a' && c <= 'f')
+        out |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        out |= c - 'A' + 10;
+      else
+        return false;
+    }
+    return true;
+  }
+  static void AppendUtf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  bool String(std::string& out) {
+    ++i_;  // opening quote
+    while (i_ < s_.size()) {
+      unsigned char c = s_[i_++];
+      if (c == '"') return true;
+      if (c < 0x20) return false;
+      if (c != '\\') {
+        out += static_cast<char>(c);
+        continue;
+      }
+      if (i_ >= s_.size()) return false;
+      char e = s_[i_++];
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          uint32_t cp;
+          if (!Hex4(cp)) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            uint32_t low;
+            if (!Literal("\\u") || !Hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            return false;
+          }
+          AppendUtf8(out, cp);
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+    return false;
+  }
+  bool Array(Json& v, int depth) {
+    v.type = Json::Type::kArray;
+    ++i_;
+    Space();
+    if (i_ < s_.size() && s_[i_] == ']') {
+      ++i_;
+      return true;
+    }
+    while (true) {
+      Json item;
+      if (!Value(item, depth + 1)) return false;
+      v.array.push_back(std::move(item));
+      Space();
+      if (i_ >= s_.size()) return false;
+      if (s_[i_] == ']') {
+        ++i_;
+        return true;
+      }
+      if (s_[i_++] != ',') return false;
+    }
+  }
+  bool Object(Json& v, int depth) {
+    v.type = Json::Type::kObject;
+    ++i_;
+    Space();
+    if (i_ < s_.size() && s_[i_] == '}') {
+      ++i_;
+      return true;
+    }
+    while (true) {
+      Space();
+      if (i_ >= s_.size() || s_[i_] != '"') return false;
+      std::string key;
+      if (!String(key)) return false;
+      Space();
+      if (i_ >= s_.size() || s_[i_++] != ':') return false;
+      Json value;
+      if (!Value(value, depth + 1)) return false;
+      v.object.emplace_back(std::move(key), std::move(value));
+      Space();
+      if (i_ >= s_.size()) return false;
+      if (s_[i_] == '}') {
+        ++i_;
+        return true;
+      }
+      if (s_[i_++] != ',') return false;
+    }
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+TEST(JsonReaderTest, AcceptsValidAndRejectsInvalid) {
+  Json v;
+  EXPECT_TRUE(JsonReader(R"({"a": [1, -2.5e3, "x\u00e9\n"], "b": null, "c": true})").Parse(v));
+  ASSERT_NE(v.Get("a"), nullptr);
+  EXPECT_EQ(v.Get("a")->array.at(2).string, "x\xC3\xA9\n");
+  EXPECT_FALSE(JsonReader(R"({"a": 1,})").Parse(v));
+  EXPECT_FALSE(JsonReader(R"([1 2])").Parse(v));
+  EXPECT_FALSE(JsonReader("{\"a\": \"raw\ttab\"}").Parse(v));
+  EXPECT_FALSE(JsonReader(R"({"a": 1} x)").Parse(v));
+}
+
+// ---------------------------------------------------------------------------
+// Running the binary.
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+using EnvChanges = std::map<std::string, std::optional<std::string>>;  // nullopt: unset
+
+std::vector<std::string> MakeEnv(const EnvChanges& changes) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('='));
+    if (changes.count(name) == 0) env.push_back(entry);
+  }
+  for (const auto& [name, value] : changes) {
+    if (value) env.push_back(name + "=" + *value);
+  }
+  return env;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+int WaitFor(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_ = dir_.Join("cache");
+    bundle_ = dir_.Join("run42");
+    WriteFile(bundle_ + "/logs/coordinator.log", Joined(kCoordinatorLines));
+    WriteFile(bundle_ + "/logs/worker-1.log", Joined(kWorkerLines));
+  }
+
+  static std::string Joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) out += l + "\n";
+    return out;
+  }
+
+  // Runs casefile with `args`; stdout and stderr go to files (never a
+  // terminal), stdin is /dev/null. The cache dir is the test's own.
+  CliRun Cli(const std::vector<std::string>& args, EnvChanges env = {}) {
+    return Spawn(args, std::move(env), false);
+  }
+
+  // The same with stdout on a pseudo-terminal (stderr still a file).
+  CliRun CliOnTerminal(const std::vector<std::string>& args, EnvChanges env = {}) {
+    return Spawn(args, std::move(env), true);
+  }
+
+  CliRun Spawn(const std::vector<std::string>& args, EnvChanges env, bool terminal) {
+    if (env.count("CASEFILE_CACHE_DIR") == 0) env["CASEFILE_CACHE_DIR"] = cache_;
+    if (env.count("NO_COLOR") == 0) env["NO_COLOR"] = std::nullopt;
+    std::vector<std::string> argv = {kBinary};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<std::string> envp = MakeEnv(env);
+    std::vector<char*> argv_ptrs = Pointers(argv);
+    std::vector<char*> env_ptrs = Pointers(envp);
+    const std::string out_path = dir_.Join("stdout.txt");
+    const std::string err_path = dir_.Join("stderr.txt");
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    int master = -1;
+    int slave = -1;
+    if (terminal) {
+      master = posix_openpt(O_RDWR | O_NOCTTY);
+      EXPECT_GE(master, 0);
+      EXPECT_EQ(grantpt(master), 0);
+      EXPECT_EQ(unlockpt(master), 0);
+      slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+      EXPECT_GE(slave, 0);
+      posix_spawn_file_actions_adddup2(&actions, slave, 1);
+      posix_spawn_file_actions_addclose(&actions, master);
+      posix_spawn_file_actions_addclose(&actions, slave);
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                       0644);
+    }
+    pid_t pid = -1;
+    int rc =
+        posix_spawn(&pid, kBinary.c_str(), &actions, nullptr, argv_ptrs.data(), env_ptrs.data());
+    posix_spawn_file_actions_destroy(&actions);
+    CliRun run;
+    if (rc != 0) {
+      ADD_FAILURE() << "cannot run " << kBinary << ": " << std::strerror(rc);
+      return run;
+    }
+    if (terminal) {
+      // Drain the terminal while the child writes, or a full buffer would
+      // block it; reads fail with EIO once the child has closed its side.
+      close(slave);
+      char buf[4096];
+      while (true) {
+        ssize_t n = read(master, buf, sizeof buf);
+        if (n > 0) {
+          run.out.append(buf, static_cast<size_t>(n));
+        } else if (n < 0 && errno == EINTR) {
+          continue;
+        } else {
+          break;
+        }
+      }
+      close(master);
+    }
+    run.code = WaitFor(pid);
+    if (!terminal) run.out = ReadFile(out_path);
+    run.err = ReadFile(err_path);
+    return run;
+  }
+
+  const std::vector<std::string> kCoordinatorLines = {
+      "I0105 10:00:00.000000    1234 coordinator.cc:41] Megascale coordinator started for 2 "
+      "workers",
+      "E0105 10:05:00.100000    1234 coordinator.cc:212] Megascale detects a hang that is likely "
+      "caused by bad TPU chips on the following hosts. Please remove the hosts from the fleet and "
+      "restart the workload. If problem persists please contact Megascale XLA team.",
+      "  The host that have bad TPUs are: host-b",
+      "  Full error digest:",
+      "    Potential cause: Bad TPU chips",
+      "    Potential culprit workers: jax_worker/1:host-b",
+      "I0105 10:05:01.000000    1234 coordinator.cc:250] Shutting down",
+  };
+  const std::vector<std::string> kWorkerLines = {
+      "I0105 10:00:02.000000    5678 train.py:88] step 99 loss 2.31",
+      "I0105 10:00:03.000000    5678 train.py:88] step 100 loss 2.30",
+      "E0105 10:04:59.000000    5678 megascale.cc:77] Megascale hang detected: Timed out waiting "
+      "for 4 graphs to complete at launch_id 13650. Already completed: 100. "
+      "StepGloballyInProgress: true. Timeout: 1m",
+  };
+
+  TempDir dir_;
+  std::string cache_;
+  std::string bundle_;
+};
+
+bool StartsWith(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool Contains(const std::string& s, const std::string& needle) {
+  return s.find(needle) != std::string::npos;
+}
+
+// ---------------------------------------------------------------------------
+// Version and help.
+
+TEST_F(CliTest, VersionPrintsMajorMinorPatch) {
+  CliRun r = Cli({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  ASSERT_TRUE(StartsWith(r.out, "casefile ")) << r.out;
+  std::string version = r.out.substr(9);
+  ASSERT_FALSE(version.empty());
+  EXPECT_EQ(version.back(), '\n');
+  version.pop_back();
+  int dots = 0;
+  for (char c : version) {
+    if (c == '.')
+      ++dots;
+    else
+      EXPECT_TRUE(c >= '0' && c <= '9') << version;
+  }
+  EXPECT_EQ(dots, 2) << version;
+}
+
+TEST_F(CliTest, MainHelpListsEveryCommandAndExitCodes) {
+  CliRun r = Cli({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  for (const char* cmd : {"analyze", "index", "query", "files", "show", "analyzers"}) {
+    EXPECT_TRUE(Contains(r.out, std::string("\n  ") + cmd + " ")) << cmd;
+  }
+  for (const char* code : {"  0  ", "  1  ", "  2  ", "  3  ", "  4  "}) {
+    EXPECT_TRUE(Contains(r.out, code)) << code;
+  }
+  EXPECT_TRUE(Contains(r.out, "NO_COLOR"));
+  EXPECT_EQ(Cli({"help"}).out, r.out);
+}
+
+TEST_F(CliTest, EveryCommandHelpIsCompleteAndMatchesHelpCommand) {
+  const std::map<std::string, std::vector<std::string>> flags = {
+      {"analyze",
+       {"--analyzers", "--format", "--fail-on", "--index", "--reindex", "--no-store", "--no-color",
+        "--help"}},
+      {"index", {"--index", "--reindex", "--help"}},
+      {"query", {"--format", "--index", "--reindex", "--help"}},
+      {"files", {"--format", "--index", "--reindex", "--help"}},
+      {"show", {"--context", "--index", "--reindex", "--no-color", "--help"}},
+      {"analyzers", {"--help"}},
+  };
+  for (const auto& [cmd, cmd_flags] : flags) {
+    CliRun r = Cli({cmd, "--help"});
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_EQ(r.err, "") << cmd;
+    EXPECT_TRUE(StartsWith(r.out, "Usage: casefile " + cmd)) << r.out;
+    EXPECT_TRUE(Contains(r.out, "Exit codes:")) << cmd;
+    EXPECT_TRUE(Contains(r.out, "  0  ")) << cmd;
+    EXPECT_TRUE(Contains(r.out, "  2  ")) << cmd;
+    for (const auto& flag : cmd_flags) EXPECT_TRUE(Contains(r.out, flag)) << cmd << " " << flag;
+    EXPECT_EQ(Cli({"help", cmd}).out, r.out) << cmd;
+    EXPECT_EQ(Cli({cmd, "-h"}).out, r.out) << cmd;
+  }
+  // Commands that index say where the index lives by default.
+  CliRun analyze = Cli({"analyze", "--help"});
+  EXPECT_TRUE(Contains(analyze.out, "CASEFILE_CACHE_DIR"));
+  EXPECT_TRUE(Contains(analyze.out, ".cache/casefile"));
+}
+
+// ---------------------------------------------------------------------------
+// Usage errors: exit 2, "casefile: " on stderr, nothing on stdout.
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"frobnicate"},
+      {"--bogus"},
+      {"help", "frobnicate"},
+      {"analyze"},
+      {"analyze", bundle_, "--bogus"},
+      {"analyze", bundle_, "--format", "xml"},
+      {"analyze", bundle_, "--fail-on", "fatal"},
+      {"analyze", bundle_, "--analyzers", "no_such_analyzer"},
+      {"analyze", bundle_, "--analyzers", "hang,,"},
+      {"analyze", bundle_, "--index"},
+      {"analyze", bundle_, "--reindex=yes"},
+      {"index"},
+      {"query", bundle_},
+      {"query", bundle_, "SELECT 1", "--format", "yaml"},
+      {"files"},
+      {"show", bundle_},
+      {"show", bundle_, "logs/worker-1.log", "extra"},
+      {"show", bundle_, "logs/worker-1.log", "--context", "-1"},
+      {"show", bundle_, "logs/worker-1.log", "--context", "many"},
+      {"analyzers", "extra"},
+  };
+  for (const auto& args : cases) {
+    CliRun r = Cli(args);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    EXPECT_EQ(r.code, 2) << shown << "\n" << r.err;
+    EXPECT_TRUE(StartsWith(r.err, "casefile: ")) << shown << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << shown;
+  }
+  CliRun none = Cli({});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_TRUE(Contains(none.err, "Usage: casefile"));
+
+  CliRun unknown = Cli({"analyze", bundle_, "--analyzers", "no_such_analyzer"});
+  EXPECT_TRUE(Contains(unknown.err, "no_such_analyzer")) << unknown.err;
+}
+
+// ---------------------------------------------------------------------------
+// Bad inputs: exit 3.
+
+TEST_F(CliTest, MissingInputExitsThree) {
+  const std::string missing = dir_.Join("no_such_bundle");
+  for (const char* cmd : {"analyze", "index", "files"}) {
+    CliRun r = Cli({cmd, missing});
+    EXPECT_EQ(r.code, 3) << cmd << "\n" << r.err;
+    EXPECT_TRUE(StartsWith(r.err, "casefile: ")) << r.err;
+    EXPECT_TRUE(Contains(r.err, "no_such_bundle")) << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+  CliRun q = Cli({"query", missing, "SELECT 1"});
+  EXPECT_EQ(q.code, 3);
+}
+
+TEST_F(CliTest, GarbageArchiveExitsThree) {
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 131 + 7) & 0xff);
+  const std::string path = dir_.Join("garbage.tar.zst");
+  WriteFile(path, garbage);
+  CliRun r = Cli({"analyze", path});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(StartsWith(r.err, "casefile: ")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "garbage.tar.zst")) << r.err;
+}
+
+TEST_F(CliTest, TruncatedArchiveIsPartialReportPrintedThenExitThree) {
+  // A plain tar cut in the middle of its second member: the first member is
+  // whole, so the bundle is read in part rather than not at all.
+  std::string filler;
+  while (filler.size() < 200000) filler += "I0105 10:00:00.000000 1 filler.py:1] padding line\n";
+  const std::string tar = dir_.Join("cut.tar");
+  casefile::test::ArchiveMember first;
+  first.path = "logs/coordinator.log";
+  first.content = Joined(kCoordinatorLines);
+  casefile::test::ArchiveMember second;
+  second.path = "logs/filler.log";
+  second.content = filler;
+  casefile::test::WriteArchive(tar, "tar", {first, second});
+  std::string bytes = ReadFile(tar);
+  WriteFile(tar, bytes.substr(0, bytes.size() / 2));
+
+  CliRun r = Cli({"analyze", tar, "--fail-on", "never"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(Contains(r.err, "casefile: warning: ")) << r.err;
+  EXPECT_TRUE(Contains(r.err, " was read only in part: ")) << r.err;
+  EXPECT_FALSE(r.out.empty());
+
+  CliRun json = Cli({"analyze", tar, "--format", "json"});
+  EXPECT_EQ(json.code, 3);
+  Json report;
+  ASSERT_TRUE(JsonReader(json.out).Parse(report)) << json.out;
+  ASSERT_NE(report.Get("bundles"), nullptr);
+  ASSERT_EQ(report.Get("bundles")->array.size(), 1u);
+  EXPECT_EQ(report.Get("bundles")->array[0].Get("status")->string, "partial");
+
+  CliRun index = Cli({"index", tar});
+  EXPECT_EQ(index.code, 3);
+  EXPECT_TRUE(StartsWith(index.out, "reused index ")) << index.out;
+}
+
+// ---------------------------------------------------------------------------
+// analyze
+
+TEST_F(CliTest, AnalyzeExitCodeFollowsFailOn) {
+  CliRun plain = Cli({"analyze", bundle_});
+  EXPECT_EQ(plain.code, 1) << plain.err;
+  EXPECT_TRUE(Contains(plain.out, "hang.bad_chip")) << plain.out;
+  EXPECT_TRUE(Contains(plain.out, "host-b")) << plain.out;
+  EXPECT_EQ(plain.out.find('\x1b'), std::string::npos);
+
+  EXPECT_EQ(Cli({"analyze", bundle_, "--fail-on", "error"}).code, 1);
+  EXPECT_EQ(Cli({"analyze", bundle_, "--fail-on", "warning"}).code, 1);
+  EXPECT_EQ(Cli({"analyze", bundle_, "--fail-on=info"}).code, 1);
+  CliRun never = Cli({"analyze", bundle_, "--fail-on", "never"});
+  EXPECT_EQ(never.code, 0);
+  EXPECT_EQ(never.out, plain.out);
+}
+
+TEST_F(CliTest, AnalyzeJsonParsesAndNamesTheFinding) {
+  CliRun r = Cli({"analyze", bundle_, "--format", "json", "--analyzers", "hang"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  Json report;
+  ASSERT_TRUE(JsonReader(r.out).Parse(report)) << r.out;
+  ASSERT_EQ(report.type, Json::Type::kObject);
+
+  const Json* bundles = report.Get("bundles");
+  ASSERT_NE(bundles, nullptr);
+  ASSERT_EQ(bundles->array.size(), 1u);
+  EXPECT_EQ(bundles->array[0].Get("name")->string, "run42");
+  EXPECT_EQ(bundles->array[0].Get("status")->string, "complete");
+
+  const Json* analyzers = report.Get("analyzers");
+  ASSERT_NE(analyzers, nullptr);
+  ASSERT_EQ(analyzers->array.size(), 1u);
+  EXPECT_EQ(analyzers->array[0].Get("name")->string, "hang");
+  EXPECT_EQ(analyzers->array[0].Get("status")->string, "ran");
+
+  const Json* findings = report.Get("findings");
+  ASSERT_NE(findings, nullptr);
+  const Json* bad_chip = nullptr;
+  for (const auto& f : findings->array) {
+    if (f.Get("code") && f.Get("code")->string == "hang.bad_chip") bad_chip = &f;
+  }
+  ASSERT_NE(bad_chip, nullptr) << r.out;
+  EXPECT_EQ(bad_chip->Get("severity")->string, "error");
+  bool host_b = false;
+  for (const auto& c : bad_chip->Get("culprits")->array) {
+    if (c.Get("host")->type == Json::Type::kString && c.Get("host")->string == "host-b") {
+      host_b = true;
+    }
+  }
+  EXPECT_TRUE(host_b);
+  // Evidence points at lines written above, with their text.
+  ASSERT_FALSE(bad_chip->Get("evidence")->array.empty());
+  for (const auto& e : bad_chip->Get("evidence")->array) {
+    EXPECT_EQ(e.Get("bundle")->string, "run42");
+    const std::string path = e.Get("path")->string;
+    const auto line = static_cast<size_t>(e.Get("line")->number);
+    const std::vector<std::string>& lines =
+        path == "logs/coordinator.log" ? kCoordinatorLines : kWorkerLines;
+    ASSERT_TRUE(path == "logs/coordinator.log" || path == "logs/worker-1.log") << path;
+    ASSERT_GE(line, 1u);
+    ASSERT_LE(line, lines.size());
+    EXPECT_EQ(e.Get("text")->string, lines[line - 1]);
+  }
+  ASSERT_NE(report.Get("ingest_issues"), nullptr);
+  EXPECT_TRUE(report.Get("ingest_issues")->array.empty());
+
+  // Byte-identical when run again (the index is reused).
+  EXPECT_EQ(Cli({"analyze", bundle_, "--format", "json", "--analyzers", "hang"}).out, r.out);
+}
+
+TEST_F(CliTest, AnalyzersListsHang) {
+  CliRun r = Cli({"analyzers"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(StartsWith(r.out, "hang ") || Contains(r.out, "\nhang ")) << r.out;
+}
+
+// ---------------------------------------------------------------------------
+// index
+
+TEST_F(CliTest, IndexBuildsThenReusesInTheCacheDir) {
+  CliRun first = Cli({"index", bundle_});
+  EXPECT_EQ(first.code, 0) << first.err;
+  EXPECT_TRUE(StartsWith(first.out, "built index " + cache_ + "/")) << first.out;
+  EXPECT_TRUE(Contains(first.out, ".casefile.db: 1 bundle, 2 files, 10 lines, ")) << first.out;
+  EXPECT_EQ(first.err, "");  // stderr is no terminal: no progress line
+  int databases = 0;
+  for (const auto& e : fs::directory_iterator(cache_)) {
+    if (e.path().string().size() > 12 &&
+        e.path().string().compare(e.path().string().size() - 12, 12, ".casefile.db") == 0) {
+      ++databases;
+    }
+  }
+  EXPECT_EQ(databases, 1);
+
+  CliRun second = Cli({"index", bundle_});
+  EXPECT_EQ(second.code, 0);
+  EXPECT_TRUE(StartsWith(second.out, "reused index " + cache_ + "/")) << second.out;
+
+  CliRun again = Cli({"index", bundle_, "--reindex"});
+  EXPECT_TRUE(StartsWith(again.out, "built index ")) << again.out;
+
+  const std::string explicit_index = dir_.Join("explicit.db");
+  CliRun chosen = Cli({"index", bundle_, "--index", explicit_index});
+  EXPECT_EQ(chosen.code, 0);
+  EXPECT_TRUE(StartsWith(chosen.out, "built index " + explicit_index + ": 1 bundle, "))
+      << chosen.out;
+  EXPECT_TRUE(fs::exists(explicit_index));
+}
+
+// ---------------------------------------------------------------------------
+// query
+
+TEST_F(CliTest, QueryFormats) {
+  const std::string sql =
+      "SELECT path, line_count FROM files WHERE entry_type = 'file' ORDER BY path";
+  CliRun table = Cli({"query", bundle_, sql});
+  EXPECT_EQ(table.code, 0) << table.err;
+  EXPECT_EQ(table.out,
+            "path                  line_count\n"
+            "--------------------  ----------\n"
+            "logs/coordinator.log           7\n"
+            "logs/worker-1.log              3\n");
+
+  CliRun csv = Cli({"query", bundle_, sql, "--format", "csv"});
+  EXPECT_EQ(csv.code, 0);
+  EXPECT_EQ(csv.out, "path,line_count\nlogs/coordinator.log,7\nlogs/worker-1.log,3\n");
+
+  CliRun json = Cli({"query", bundle_, sql, "--format=json"});
+  EXPECT_EQ(json.code, 0);
+  Json rows;
+  ASSERT_TRUE(JsonReader(json.out).Parse(rows)) << json.out;
+  ASSERT_EQ(rows.array.size(), 2u);
+  EXPECT_EQ(rows.array[0].Get("path")->string, "logs/coordinator.log");
+  EXPECT_EQ(rows.array[0].Get("line_count")->string, "7");
+  EXPECT_EQ(rows.array[1].Get("path")->string, "logs/worker-1.log");
+
+  CliRun null_csv = Cli({"query", bundle_, "SELECT NULL AS a, 'x,\"y\"' AS b", "--format", "csv"});
+  EXPECT_EQ(null_csv.out, "a,b\n,\"x,\"\"y\"\"\"\n");
+  CliRun null_json = Cli({"query", bundle_, "SELECT NULL AS a", "--format", "json"});
+  EXPECT_EQ(null_json.out, "[\n  {\"a\": null}\n]\n");
+  CliRun empty_json = Cli({"query", bundle_, "SELECT 1 WHERE 0", "--format", "json"});
+  EXPECT_EQ(empty_json.out, "[]\n");
+}
+
+TEST_F(CliTest, QueryOverSeveralBundlesTakesTheLastArgumentAsSql) {
+  const std::string other = dir_.Join("run43");
+  WriteFile(other + "/logs/worker-1.log", Joined(kWorkerLines));
+  CliRun r =
+      Cli({"query", bundle_, other, "SELECT name FROM bundles ORDER BY name", "--format", "csv"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "name\nrun42\nrun43\n");
+}
+
+TEST_F(CliTest, QueryRefusesWritesAndReportsBadSql) {
+  for (const char* sql : {"DELETE FROM files", "DROP TABLE files", "PRAGMA user_version = 3"}) {
+    CliRun r = Cli({"query", bundle_, sql});
+    EXPECT_EQ(r.code, 2) << sql << "\n" << r.err;
+    EXPECT_TRUE(StartsWith(r.err, "casefile: query refused")) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  CliRun attach = Cli({"query", bundle_, "ATTACH DATABASE '" + dir_.Join("x.db") + "' AS x"});
+  EXPECT_EQ(attach.code, 2);
+  EXPECT_TRUE(StartsWith(attach.err, "casefile: query refused")) << attach.err;
+  EXPECT_FALSE(fs::exists(dir_.Join("x.db")));
+
+  CliRun bad = Cli({"query", bundle_, "SELEC path FROM files"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(StartsWith(bad.err, "casefile: ")) << bad.err;
+  EXPECT_TRUE(Contains(bad.err, "syntax error")) << bad.err;
+
+  // The refused DELETE changed nothing.
+  CliRun count = Cli({"query", bundle_, "SELECT count(*) AS n FROM files WHERE entry_type = 'file'",
+                      "--format", "csv"});
+  EXPECT_EQ(count.out, "n\n2\n");
+}
+
+// ---------------------------------------------------------------------------
+// files
+
+TEST_F(CliTest, FilesListsPathKindSizeLines) {
+  CliRun csv = Cli({"files", bundle_, "--format", "csv"});
+  EXPECT_EQ(csv.code, 0) << csv.err;
+  const std::string coordinator_size = std::to_string(Joined(kCoordinatorLines).size());
+  const std::string worker_size = std::to_string(Joined(kWorkerLines).size());
+  ASSERT_TRUE(StartsWith(csv.out, "bundle,path,kind,host,rank,size,lines\n")) << csv.out;
+  // host and rank come from the classifier; the rest is fixed by the input.
+  std::vector<std::string> rows;
+  size_t start = 0;
+  while (start < csv.out.size()) {
+    size_t nl = csv.out.find('\n', start);
+    rows.push_back(csv.out.substr(start, nl - start));
+    start = nl + 1;
+  }
+  ASSERT_EQ(rows.size(), 3u) << csv.out;
+  EXPECT_TRUE(StartsWith(rows[1], "run42,logs/coordinator.log,log,")) << rows[1];
+  EXPECT_TRUE(rows[1].size() > coordinator_size.size() &&
+              rows[1].substr(rows[1].size() - coordinator_size.size() - 2) ==
+                  coordinator_size + ",7")
+      << rows[1];
+  EXPECT_TRUE(StartsWith(rows[2], "run42,logs/worker-1.log,log,")) << rows[2];
+  EXPECT_TRUE(rows[2].substr(rows[2].size() - worker_size.size() - 2) == worker_size + ",3")
+      << rows[2];
+
+  CliRun json = Cli({"files", bundle_, "--format", "json"});
+  Json files;
+  ASSERT_TRUE(JsonReader(json.out).Parse(files)) << json.out;
+  ASSERT_EQ(files.array.size(), 2u);
+  EXPECT_EQ(files.array[0].Get("path")->string, "logs/coordinator.log");
+  EXPECT_EQ(files.array[0].Get("size")->type, Json::Type::kNumber);
+  EXPECT_EQ(files.array[0].Get("size")->number,
+            static_cast<double>(Joined(kCoordinatorLines).size()));
+  EXPECT_EQ(files.array[0].Get("lines")->number, 7.0);
+
+  CliRun table = Cli({"files", bundle_});
+  EXPECT_EQ(table.code, 0);
+  EXPECT_TRUE(StartsWith(table.out, "bundle  path ")) << table.out;
+  EXPECT_TRUE(Contains(table.out, "logs/worker-1.log")) << table.out;
+}
+
+// ---------------------------------------------------------------------------
+// show
+
+TEST_F(CliTest, ShowLineWithContextMarksTheLine) {
+  CliRun r = Cli({"show", bundle_, "logs/coordinator.log:5", "--context", "1"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "  4:   Full error digest:\n"
+            "> 5:     Potential cause: Bad TPU chips\n"
+            "  6:     Potential culprit workers: jax_worker/1:host-b\n");
+}
+
+TEST_F(CliTest, ShowWholeFileBySuffixAndContextAtTheEdges) {
+  CliRun whole = Cli({"show", bundle_, "worker-1.log"});
+  EXPECT_EQ(whole.code, 0) << whole.err;
+  EXPECT_EQ(whole.out,
+            "1: " + kWorkerLines[0] + "\n2: " + kWorkerLines[1] + "\n3: " + kWorkerLines[2] + "\n");
+
+  CliRun first = Cli({"show", bundle_, "./logs/worker-1.log:1"});
+  EXPECT_EQ(first.code, 0);
+  EXPECT_EQ(first.out, "> 1: " + kWorkerLines[0] + "\n  2: " + kWorkerLines[1] +
+                           "\n  3: " + kWorkerLines[2] + "\n");
+
+  CliRun wide = Cli({"show", bundle_, "logs/coordinator.log:7", "--context", "0"});
+  EXPECT_EQ(wide.out, "> 7: " + kCoordinatorLines[6] + "\n");
+}
+
+TEST_F(CliTest, ShowErrors) {
+  CliRun missing = Cli({"show", bundle_, "logs/nope.log"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(StartsWith(missing.err, "casefile: no file 'logs/nope.log'")) << missing.err;
+
+  CliRun past = Cli({"show", bundle_, "logs/worker-1.log:4"});
+  EXPECT_EQ(past.code, 2);
+  EXPECT_TRUE(Contains(past.err, "has 3 lines")) << past.err;
+
+  CliRun zero = Cli({"show", bundle_, "logs/worker-1.log:0"});
+  EXPECT_EQ(zero.code, 2);
+
+  const std::string twins = dir_.Join("twins");
+  WriteFile(twins + "/host-a/train.log", "a\n");
+  WriteFile(twins + "/host-b/train.log", "b\n");
+  CliRun ambiguous = Cli({"show", twins, "train.log"});
+  EXPECT_EQ(ambiguous.code, 2);
+  EXPECT_TRUE(Contains(ambiguous.err, "host-a/train.log")) << ambiguous.err;
+  EXPECT_TRUE(Contains(ambiguous.err, "host-b/train.log")) << ambiguous.err;
+  EXPECT_EQ(Cli({"show", twins, "host-b/train.log"}).out, "1: b\n");
+}
+
+// ---------------------------------------------------------------------------
+// Colour: only on a terminal, and never with NO_COLOR or --no-color.
+
+TEST_F(CliTest, ColourOnlyOnTerminalWithoutNoColor) {
+  const std::vector<std::string> args = {"analyze", bundle_, "--fail-on", "never"};
+  CliRun tty = CliOnTerminal(args);
+  EXPECT_EQ(tty.code, 0) << tty.err;
+  EXPECT_NE(tty.out.find('\x1b'), std::string::npos) << "no colour on a terminal";
+  EXPECT_TRUE(Contains(tty.out, "hang.bad_chip"));
+
+  CliRun no_color = CliOnTerminal(args, {{"NO_COLOR", "1"}});
+  EXPECT_EQ(no_color.code, 0);
+  EXPECT_TRUE(Contains(no_color.out, "hang.bad_chip"));
+  EXPECT_EQ(no_color.out.find('\x1b'), std::string::npos);
+
+  // An empty NO_COLOR does not count (no-color.org).
+  CliRun empty = CliOnTerminal(args, {{"NO_COLOR", ""}});
+  EXPECT_NE(empty.out.find('\x1b'), std::string::npos);
+
+  std::vector<std::string> flagged = args;
+  flagged.push_back("--no-color");
+  EXPECT_EQ(CliOnTerminal(flagged).out.find('\x1b'), std::string::npos);
+
+  CliRun piped = Cli(args);
+  EXPECT_EQ(piped.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(piped.err.find('\x1b'), std::string::npos);
+
+  CliRun show_tty = CliOnTerminal({"show", bundle_, "logs/coordinator.log:5"});
+  EXPECT_NE(show_tty.out.find('\x1b'), std::string::npos);
+  CliRun show_no_color =
+      CliOnTerminal({"show", bundle_, "logs/coordinator.log:5"}, {{"NO_COLOR", "x"}});
+  EXPECT_EQ(show_no_color.out.find('\x1b'), std::string::npos);
+}
+
+TEST_F(CliTest, ControlBytesInLinesAreShownNotSent) {
+  // A stray ESC and BEL inside a log line must not reach the terminal raw.
+  const std::string bundle = dir_.Join("ctl");
+  WriteFile(bundle + "/app.log", "before\nbell\x07 and esc\x1b here\nafter\n");
+  CliRun r = Cli({"show", bundle, "app.log:2", "--context", "0"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\x07'), std::string::npos) << r.out;
+  EXPECT_TRUE(StartsWith(r.out, "> 2: bell^G and esc")) << r.out;
+}
+
+}  // namespace

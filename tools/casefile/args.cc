@@ -1,0 +1,103 @@
+#include "args.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "exit_codes.h"
+
+namespace casefile_cli {
+
+Args::Args(const std::string& command, const std::vector<std::string>& argv,
+           const std::vector<FlagSpec>& specs)
+    : command_(command) {
+  bool flags_done = false;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (flags_done || arg.size() < 2 || arg[0] != '-') {
+      positional_.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      help_ = true;
+      continue;
+    }
+    if (arg.compare(0, 2, "--") != 0) throw UsageError(command_, "unknown option '" + arg + "'");
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.erase(eq);
+    }
+    const FlagSpec* spec = nullptr;
+    for (const auto& s : specs) {
+      if (name == s.name) spec = &s;
+    }
+    if (spec == nullptr) throw UsageError(command_, "unknown option '--" + name + "'");
+    if (spec->takes_value) {
+      if (!value) {
+        if (i + 1 >= argv.size()) {
+          throw UsageError(command_, "option '--" + name + "' needs a value");
+        }
+        value = argv[++i];
+      }
+      values_[name] = *value;
+    } else {
+      if (value) throw UsageError(command_, "option '--" + name + "' takes no value");
+      values_[name] = "";
+    }
+  }
+}
+
+std::optional<std::string> Args::Value(const std::string& flag) const {
+  auto it = values_.find(flag);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string Args::Choice(const std::string& flag, const std::vector<std::string>& allowed,
+                         const std::string& fallback) const {
+  std::optional<std::string> v = Value(flag);
+  if (!v) return fallback;
+  std::string list;
+  for (const auto& a : allowed) {
+    if (*v == a) return a;
+    list += (list.empty() ? "" : ", ") + a;
+  }
+  throw UsageError(command_, "--" + flag + " must be one of " + list + ", not '" + *v + "'");
+}
+
+long long Args::NonNegative(const std::string& flag, long long fallback) const {
+  std::optional<std::string> v = Value(flag);
+  if (!v) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  long long n = std::strtoll(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0' || errno != 0 || n < 0 || (*v)[0] == '+' || (*v)[0] == ' ') {
+    throw UsageError(command_, "--" + flag + " needs a non-negative integer, not '" + *v + "'");
+  }
+  return n;
+}
+
+std::vector<std::string> SplitList(const std::string& command, const std::string& flag,
+                                   const std::string& list) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (true) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? comma : comma - start);
+    size_t b = item.find_first_not_of(" \t");
+    size_t e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+    if (item.empty()) throw UsageError(command, "--" + flag + " has an empty item: '" + list + "'");
+    items.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+}  // namespace casefile_cli

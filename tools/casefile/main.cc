@@ -1,0 +1,160 @@
+// casefile: the command-line tool. It uses only include/casefile.h, so every
+// feature it offers is also reachable through the C API.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "casefile.h"
+#include "commands.h"
+#include "exit_codes.h"
+
+namespace casefile_cli {
+
+const char kBundleHelp[] =
+    R"(A BUNDLE is a directory or an archive: .tar, .tar.zst, .tar.gz/.tgz or .zip.
+)";
+
+const char kIndexOptionsHelp[] =
+    R"(The index is an SQLite file. Without --index it is kept in
+$CASEFILE_CACHE_DIR, else $XDG_CACHE_HOME/casefile, else $HOME/.cache/casefile,
+named after a hash of the bundles' absolute paths, and reused by later
+commands on the same bundles while they are unchanged.
+)";
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  const char* help;
+  int (*run)(const CommandArgs&);
+  bool uses_index;
+};
+
+const Command kCommands[] = {
+    {"analyze", "find the cause, culprits and evidence of a failure", kAnalyzeHelp, RunAnalyze,
+     true},
+    {"index", "build or reuse the index of bundles", kIndexHelp, RunIndex, true},
+    {"query", "run read-only SQL on the index", kQueryHelp, RunQuery, true},
+    {"files", "list the files of bundles", kFilesHelp, RunFiles, true},
+    {"show", "print a file, or a line with context", kShowHelp, RunShow, true},
+    {"analyzers", "list the built-in analyzers", kAnalyzersHelp, RunAnalyzers, false},
+};
+
+const char kMainHelp[] =
+    R"(Usage: casefile COMMAND [options]
+       casefile --version
+       casefile --help | help [COMMAND]
+
+Offline forensics for failed distributed ML training runs: indexes bundles of
+logs, HLO dumps, profiler traces, configs and version outputs from many hosts,
+then names the cause, the culprit hosts and ranks, and the evidence lines.
+
+Commands:
+)";
+
+const char kMainExitCodes[] =
+    R"(
+Exit codes (every command):
+  0  success
+  1  analyze: a finding at or above --fail-on
+  2  usage error (also: unknown analyzer, refused or invalid SQL)
+  3  an input is missing, unreadable or corrupt, or was read only in part
+     (output is still printed for a partial input)
+  4  internal error
+  130  interrupted (Ctrl-C)
+
+Errors are printed on stderr as "casefile: <message>". Colour is used only
+when stdout is a terminal, NO_COLOR is unset or empty, and --no-color is not
+given. 'casefile COMMAND --help' describes each command.
+)";
+
+const Command* FindCommand(const std::string& name) {
+  for (const auto& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+void PrintMainHelp(std::FILE* out) {
+  std::fputs(kMainHelp, out);
+  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fputs("\n", out);
+  std::fputs(kBundleHelp, out);
+  std::fputs(kMainExitCodes, out);
+}
+
+int PrintVersion() {
+  std::printf("casefile %s\n", casefile_version_string());
+  if (casefile_version_number() != CASEFILE_VERSION_NUMBER) {
+    std::printf("(built against casefile.h %d.%d.%d)\n", CASEFILE_VERSION_MAJOR,
+                CASEFILE_VERSION_MINOR, CASEFILE_VERSION_PATCH);
+  }
+  return kExitOk;
+}
+
+int Run(int argc, char** argv) {
+  if (argc < 2) {
+    PrintMainHelp(stderr);
+    return kExitUsage;
+  }
+  const std::string first = argv[1];
+  CommandArgs rest(argv + 2, argv + argc);
+  if (first == "--version" || first == "-V") return PrintVersion();
+  if (first == "--help" || first == "-h") {
+    PrintMainHelp(stdout);
+    return kExitOk;
+  }
+  if (first == "help") {
+    if (rest.empty()) {
+      PrintMainHelp(stdout);
+      return kExitOk;
+    }
+    const Command* c = FindCommand(rest[0]);
+    if (c == nullptr) throw UsageError("", "unknown command '" + rest[0] + "'");
+    return PrintHelp(c->help);
+  }
+  const Command* c = FindCommand(first);
+  if (c == nullptr) {
+    if (!first.empty() && first[0] == '-') throw UsageError("", "unknown option '" + first + "'");
+    throw UsageError("", "unknown command '" + first + "'");
+  }
+  return c->run(rest);
+}
+
+}  // namespace
+
+int PrintHelp(const char* help) {
+  std::fputs(help, stdout);
+  for (const auto& c : kCommands) {
+    if (c.help == help && c.uses_index) {
+      std::fputs("\n", stdout);
+      std::fputs(kBundleHelp, stdout);
+      std::fputs(kIndexOptionsHelp, stdout);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace casefile_cli
+
+int main(int argc, char** argv) {
+  casefile_cli::InstallInterruptHandler();
+  int code;
+  try {
+    code = casefile_cli::Run(argc, argv);
+  } catch (const casefile_cli::CliError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "casefile: %s\n", e.what());
+    code = e.code();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "casefile: out of memory\n");
+    code = casefile_cli::kExitInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "casefile: internal error: %s\n", e.what());
+    code = casefile_cli::kExitInternal;
+  }
+  return code;
+}

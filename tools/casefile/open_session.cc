@@ -1,0 +1,107 @@
+#include "open_session.h"
+
+#include <cstdio>
+#include <exception>
+
+#include "exit_codes.h"
+#include "output.h"
+#include "progress.h"
+
+namespace casefile_cli {
+namespace {
+
+struct QueryState {
+  const RowCallback* on_row;
+  std::exception_ptr error;
+  bool stopped = false;
+};
+
+// The library's guard would turn an exception thrown through it into an
+// internal error, so the trampoline catches everything and rethrows after.
+int OnRow(size_t count, const char* const* names, const char* const* values, void* payload) {
+  auto* state = static_cast<QueryState*>(payload);
+  if (Interrupted()) return 1;
+  try {
+    if (!(*state->on_row)(count, names, values)) {
+      state->stopped = true;
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    state->error = std::current_exception();
+    return 1;
+  }
+}
+
+void WarnPartial(casefile_session* session) {
+  Query(session, "SELECT name, error FROM bundles WHERE status = 'partial' ORDER BY id",
+        [](size_t count, const char* const*, const char* const* values) {
+          if (count >= 2) {
+            std::fprintf(stderr, "casefile: warning: %s was read only in part: %s\n",
+                         TerminalSafe(values[0] ? values[0] : "?").c_str(),
+                         TerminalSafe(values[1] ? values[1] : "").c_str());
+          }
+          return true;
+        });
+}
+
+}  // namespace
+
+IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args) {
+  std::vector<const char*> paths;
+  for (const auto& in : inputs) paths.push_back(in.c_str());
+  std::optional<std::string> index_path = args.Value("index");
+  casefile_open_options opts = CASEFILE_OPEN_OPTIONS_INIT;
+  opts.index_path = index_path ? index_path->c_str() : nullptr;
+  opts.reindex = args.Has("reindex") ? 1 : 0;
+
+  IndexedSession out;
+  casefile_session* raw = nullptr;
+  casefile_error* err = nullptr;
+  Check(casefile_session_open(&raw, paths.data(), paths.size(), &opts, &err), err);
+  out.session.reset(raw);
+
+  casefile_status status;
+  {
+    ProgressDisplay progress;
+    err = nullptr;
+    status = casefile_session_index(out.session.get(), ProgressDisplay::Callback, &progress, &err);
+  }
+  Check(status, err);
+  out.partial = status == CASEFILE_PARTIAL;
+  out.reused = casefile_session_index_reused(out.session.get()) == 1;
+  if (out.partial) WarnPartial(out.session.get());
+  return out;
+}
+
+void Query(casefile_session* session, const std::string& sql, const RowCallback& on_row) {
+  QueryState state{&on_row, nullptr};
+  casefile_error* err = nullptr;
+  casefile_status status = casefile_session_query(session, sql.c_str(), OnRow, &state, &err);
+  if (state.error) {
+    casefile_error_free(err);
+    std::rethrow_exception(state.error);
+  }
+  if (status == CASEFILE_E_ABORTED && state.stopped) {
+    casefile_error_free(err);
+    return;
+  }
+  if (status == CASEFILE_E_READ_ONLY) {
+    std::string message = CleanMessage(casefile_error_message(err));
+    casefile_error_free(err);
+    throw CliError(kExitUsage, "query refused, the index is read-only: " + message);
+  }
+  Check(status, err);
+}
+
+std::string SqlQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+}  // namespace casefile_cli

@@ -1,0 +1,292 @@
+#include "output.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "exit_codes.h"
+
+namespace casefile_cli {
+namespace {
+
+// Rows held before the table's column widths are fixed.
+constexpr size_t kTableSampleRows = 1000;
+// A column is padded to at most this many characters; longer cells (log
+// lines) run on instead of widening every row.
+constexpr size_t kMaxPadWidth = 60;
+
+// Characters on screen, counting UTF-8 continuation bytes as nothing.
+size_t DisplayWidth(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+bool IsInteger(std::string_view s) {
+  size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+  if (i >= s.size() || s.size() - i > 18) return false;
+  if (s[i] == '0' && s.size() - i > 1) return false;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+std::string CsvField(std::string_view s) {
+  bool quote = s.find_first_of(",\"\r\n") != std::string_view::npos ||
+               (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+  if (!quote) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+// Length of the valid UTF-8 sequence at s[i], or 0 when invalid.
+size_t Utf8Length(std::string_view s, size_t i) {
+  unsigned char c = s[i];
+  size_t len;
+  uint32_t cp;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char cc = s[i + k];
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
+  if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
+  return len;
+}
+
+}  // namespace
+
+RowFormat ParseRowFormat(const std::string& name) {
+  if (name == "csv") return RowFormat::kCsv;
+  if (name == "json") return RowFormat::kJson;
+  return RowFormat::kTable;
+}
+
+std::string TerminalSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c == '\t' || (c >= 0x20 && c != 0x7F)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '^';
+      out += c == 0x7F ? '?' : static_cast<char>(c + 0x40);
+    }
+  }
+  return out;
+}
+
+void AppendJsonString(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += '"';
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+      ++i;
+    } else if (c == '\n') {
+      out += "\\n";
+      ++i;
+    } else if (c == '\r') {
+      out += "\\r";
+      ++i;
+    } else if (c == '\t') {
+      out += "\\t";
+      ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+      ++i;
+    } else {
+      size_t len = Utf8Length(text, i);
+      if (len == 0) {
+        out += "\xEF\xBF\xBD";
+        ++i;
+      } else {
+        out.append(text.substr(i, len));
+        i += len;
+      }
+    }
+  }
+  out += '"';
+}
+
+std::string HumanBytes(uint64_t bytes) {
+  static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  if (bytes < 1000) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (v >= 1000.0 && unit + 1 < std::size(kUnits)) {
+    v /= 1000.0;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  return buf;
+}
+
+bool UseColor(bool no_color_flag) {
+  if (no_color_flag) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  return isatty(STDOUT_FILENO) == 1;
+}
+
+RowWriter::RowWriter(std::FILE* out, Options options) : out_(out), options_(std::move(options)) {}
+
+void RowWriter::Write(const std::string& s) {
+  if (std::fwrite(s.data(), 1, s.size(), out_) != s.size()) {
+    throw CliError(kExitInput, "cannot write the output");
+  }
+}
+
+void RowWriter::Row(size_t count, const char* const* names, const char* const* values) {
+  if (rows_ == 0) names_.assign(names, names + count);
+  ++rows_;
+  switch (options_.format) {
+    case RowFormat::kCsv: {
+      std::string line;
+      if (rows_ == 1) {
+        for (size_t i = 0; i < count; ++i) line += (i ? "," : "") + CsvField(names[i]);
+        line += '\n';
+      }
+      for (size_t i = 0; i < count; ++i) {
+        if (i) line += ',';
+        if (values[i] != nullptr) line += CsvField(values[i]);
+      }
+      line += '\n';
+      Write(line);
+      break;
+    }
+    case RowFormat::kJson: {
+      std::string line = rows_ == 1 ? "[\n  {" : ",\n  {";
+      for (size_t i = 0; i < count; ++i) {
+        if (i) line += ", ";
+        AppendJsonString(line, names[i]);
+        line += ": ";
+        bool number = i < options_.json_numbers.size() && options_.json_numbers[i];
+        if (values[i] == nullptr) {
+          line += "null";
+        } else if (number && IsInteger(values[i])) {
+          line += values[i];
+        } else {
+          AppendJsonString(line, values[i]);
+        }
+      }
+      line += '}';
+      Write(line);
+      break;
+    }
+    case RowFormat::kTable: {
+      Cells cells;
+      std::vector<bool> is_null;
+      for (size_t i = 0; i < count; ++i) {
+        is_null.push_back(values[i] == nullptr);
+        cells.push_back(values[i] ? TerminalSafe(values[i]) : options_.null_text);
+      }
+      if (table_started_) {
+        WriteTableRow(cells);
+      } else {
+        held_.push_back(std::move(cells));
+        held_null_.push_back(std::move(is_null));
+        if (held_.size() >= kTableSampleRows) FlushTable();
+      }
+      break;
+    }
+  }
+}
+
+void RowWriter::FlushTable() {
+  if (table_started_ || names_.empty()) return;
+  table_started_ = true;
+  size_t columns = names_.size();
+  widths_.assign(columns, 0);
+  right_align_.assign(columns, true);
+  std::vector<bool> any_value(columns, false);
+  for (size_t c = 0; c < columns; ++c) widths_[c] = DisplayWidth(TerminalSafe(names_[c]));
+  for (size_t r = 0; r < held_.size(); ++r) {
+    for (size_t c = 0; c < columns && c < held_[r].size(); ++c) {
+      widths_[c] = std::max(widths_[c], std::min(DisplayWidth(held_[r][c]), kMaxPadWidth));
+      if (!held_null_[r][c]) {
+        any_value[c] = true;
+        if (!IsInteger(held_[r][c])) right_align_[c] = false;
+      }
+    }
+  }
+  for (size_t c = 0; c < columns; ++c) right_align_[c] = right_align_[c] && any_value[c];
+  Cells header;
+  Cells rule;
+  for (size_t c = 0; c < columns; ++c) {
+    header.push_back(TerminalSafe(names_[c]));
+    rule.push_back(std::string(widths_[c], '-'));
+  }
+  WriteTableRow(header);
+  WriteTableRow(rule);
+  for (const auto& row : held_) WriteTableRow(row);
+  held_.clear();
+  held_null_.clear();
+}
+
+void RowWriter::WriteTableRow(const Cells& cells) {
+  std::string line;
+  for (size_t c = 0; c < cells.size(); ++c) {
+    const std::string& cell = cells[c];
+    size_t width = c < widths_.size() ? widths_[c] : 0;
+    size_t shown = DisplayWidth(cell);
+    size_t pad = shown < width ? width - shown : 0;
+    bool last = c + 1 == cells.size();
+    if (c) line += "  ";
+    if (c < right_align_.size() && right_align_[c]) {
+      line.append(pad, ' ');
+      line += cell;
+    } else {
+      line += cell;
+      if (!last) line.append(pad, ' ');
+    }
+  }
+  line += '\n';
+  Write(line);
+}
+
+void RowWriter::Finish() {
+  switch (options_.format) {
+    case RowFormat::kCsv:
+      break;
+    case RowFormat::kJson:
+      Write(rows_ == 0 ? "[]\n" : "\n]\n");
+      break;
+    case RowFormat::kTable:
+      if (rows_ == 0) {
+        Write("(no rows)\n");
+      } else {
+        FlushTable();
+      }
+      break;
+  }
+  std::fflush(out_);
+}
+
+}  // namespace casefile_cli
