@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -105,6 +106,17 @@ SessionOptions ToSessionOptions(const casefile_open_options* opts);
 // The analyzers to run (empty = all). Throws Error(kArgument) for a NULL
 // array with a non-zero count, or a NULL name.
 std::vector<std::string> AnalyzerNames(const casefile_analyze_options* opts);
+
+// A C caller may pass any int as an enum argument, but in C++ loading a value
+// outside the enum's range is undefined; the argument's bits are read as an
+// int instead, and compared with the enumerators as ints.
+template <class Enum>
+int EnumBits(const Enum& value) noexcept {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized");
+  int bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
 
 // Accessor helpers: a valid handle of the right type, else nullptr.
 const casefile_report* LiveReport(const casefile_report* report) noexcept;

@@ -85,7 +85,7 @@ using casefile::capi::kErrorMagic;
 extern "C" {
 
 const char* casefile_status_string(casefile_status status) {
-  switch (status) {
+  switch (casefile::capi::EnumBits(status)) {
     case CASEFILE_OK:
       return "success";
     case CASEFILE_PARTIAL:

@@ -86,19 +86,14 @@ casefile_status casefile_report_render(char** out, const casefile_report* report
   }
   return Guard(kFn, nullptr, err, [&]() -> casefile_status {
     std::string text;
-    switch (format) {
-      case CASEFILE_FORMAT_JSON:
-        text = casefile::RenderJson(report->report);
-        break;
-      case CASEFILE_FORMAT_TEXT:
-        text = casefile::RenderText(report->report, false);
-        break;
-      case CASEFILE_FORMAT_TEXT_COLOR:
-        text = casefile::RenderText(report->report, true);
-        break;
-      default:
-        throw casefile::Error(casefile::ErrorCode::kArgument,
-                              "unknown format " + std::to_string(static_cast<int>(format)));
+    const int bits = casefile::capi::EnumBits(format);
+    if (bits == CASEFILE_FORMAT_JSON) {
+      text = casefile::RenderJson(report->report);
+    } else if (bits == CASEFILE_FORMAT_TEXT || bits == CASEFILE_FORMAT_TEXT_COLOR) {
+      text = casefile::RenderText(report->report, bits == CASEFILE_FORMAT_TEXT_COLOR);
+    } else {
+      throw casefile::Error(casefile::ErrorCode::kArgument,
+                            "unknown format " + std::to_string(bits));
     }
     // malloc, not new: the caller frees with casefile_string_free (free()).
     char* buffer = static_cast<char*>(std::malloc(text.size() + 1));

@@ -21,7 +21,10 @@ std::string AbsolutePath(const std::string& p) {
   std::error_code ec;
   fs::path abs = fs::absolute(p, ec);
   if (ec) return p;
-  return abs.lexically_normal().generic_string();
+  std::string out = abs.lexically_normal().generic_string();
+  // "dir/" and "dir" are the same input.
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 std::string CacheDir() {

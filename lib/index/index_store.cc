@@ -42,13 +42,15 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
                              "line_count=?12, gunzipped=?13, truncated=?14 WHERE id=?1");
     set_meta_ = Statement(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)");
     meta_default_ = Statement(db_, "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)");
-    // Both updates find their rows through trace_events_by_thread.
-    process_name_ =
-        Statement(db_, "UPDATE trace_events SET process_name=?3 WHERE file_id=?1 AND pid=?2");
-    thread_name_ = Statement(
-        db_, "UPDATE trace_events SET thread_name=?4 WHERE file_id=?1 AND pid=?2 AND tid=?3");
+    // Names live in their own small tables (the trace_events view joins
+    // them in), so naming a process rewrites no event rows.
+    process_name_ = Statement(
+        db_, "INSERT OR REPLACE INTO trace_processes (file_id, pid, name) VALUES (?1, ?2, ?3)");
+    thread_name_ = Statement(db_,
+                             "INSERT OR REPLACE INTO trace_threads (file_id, pid, tid, name) "
+                             "VALUES (?1, ?2, ?3, ?4)");
     trace_event_ = Statement(db_,
-                             "INSERT INTO trace_events (file_id, pid, tid, process_name, "
+                             "INSERT INTO trace_events_raw (file_id, pid, tid, process_name, "
                              "thread_name, name, category, phase, ts_us, dur_us, args) "
                              "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
     hlo_module_ = Statement(db_,
@@ -220,6 +222,7 @@ void IndexStore::Finish(const std::map<std::string, std::string>& forced,
   // Row counts for the query planner. Without them SQLite assumes a million
   // rows per table and would rather scan all of `lines` than drive a join
   // from a small `files`. The limit keeps ANALYZE cheap on big tables.
+  for (const std::string& sql : IndexStatements()) Exec(db_, sql.c_str());
   Exec(db_, "PRAGMA analysis_limit=1000; ANALYZE");
   Exec(db_, ("PRAGMA user_version=" + std::to_string(kIndexSchemaVersion)).c_str());
   Exec(db_, "COMMIT");

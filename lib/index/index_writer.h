@@ -4,6 +4,10 @@
 // (see line_block.h and docs/SCHEMA.md); encoding, compression and every
 // SQLite write run on a second thread, fed through a bounded queue, so that
 // parsing and storing overlap and memory stays flat whatever the input size.
+// When that queue is full the calling thread compresses the block itself
+// rather than wait, which balances the two threads whichever is slower.
+// The file is not fsync'ed: the rename protects against a crashed or killed
+// process, not against a power loss right after Commit().
 //
 // Errors: an error met on the storage thread (disk full, say) is thrown by the
 // next call on the writer, or by Commit(); it is never lost. After any error
@@ -39,9 +43,11 @@ class IndexWriter {
   // needs no call; calling it is harmless.
   void EndFileLines(int64_t file_id);
   void AddTraceEvent(const TraceEventRow& row);
-  // Names a process / a thread of a trace file: sets process_name (thread_name)
-  // on the file's trace_events rows with that pid (pid and tid) added so far.
-  // Call after the file's events.
+  // Names a process / a thread of a trace file: the trace_events view shows
+  // the name as process_name (thread_name) on every event of the file with
+  // that pid (pid and tid), added before or after the call; a later call for
+  // the same process or thread replaces the name. The name is stored once
+  // (trace_processes, trace_threads), not written into each event.
   void SetTraceProcessName(int64_t file_id, const std::string& pid, const std::string& name);
   void SetTraceThreadName(int64_t file_id, const std::string& pid, const std::string& tid,
                           const std::string& name);

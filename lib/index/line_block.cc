@@ -91,6 +91,7 @@ void Block::Reset(int64_t file, int64_t number, int64_t first) {
 
 int Block::HostIndex(std::string_view host) {
   if (host.empty()) return 0;
+  host = host.substr(0, kMaxHostBytes);
   // Consecutive lines almost always share a host: check the last one first.
   if (last_host_ != 0 && hosts[last_host_ - 1] == host) return last_host_;
   for (size_t i = 0; i < hosts.size(); ++i) {
@@ -235,8 +236,9 @@ void DecodedBlock::ParseColumns() {
   if (block_flags & ~kBlockHasLengths) Corrupt("unknown block flags");
   const bool with_lengths = (block_flags & kBlockHasLengths) != 0;
   uint64_t n = r.Varint();
-  // Every line costs at least 7 bytes of columns, which bounds n by the size.
-  if (n == 0 || n > payload_.size() / 7) Corrupt("implausible line count");
+  // The writer never puts more lines in a block; the cap also bounds what a
+  // damaged count can make this allocate.
+  if (n == 0 || n > kMaxBlockLines) Corrupt("implausible line count");
   uint64_t host_count = r.Varint();
   if (host_count > kMaxBlockHosts) Corrupt("too many hosts");
   for (uint64_t i = 0; i < host_count; ++i) {

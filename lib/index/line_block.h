@@ -24,12 +24,21 @@ inline constexpr size_t kMaxBlockLines = 4096;
 inline constexpr size_t kMaxBlockTextBytes = 256 * 1024;
 // Distinct hosts per block (the per-block string table); one more closes it.
 inline constexpr size_t kMaxBlockHosts = 255;
+// A longer host name is stored cut to this many bytes (DNS names are at most
+// 253); it bounds the host table of a block.
+inline constexpr size_t kMaxHostBytes = 1024;
 // A line longer than this is cut and flagged kLineTruncated. The parse stage
 // cuts far earlier (Limits::max_line_bytes); this only bounds memory against
 // a caller that does not.
 inline constexpr size_t kMaxStoredLineBytes = 16u << 20;
 // A decoder refuses blocks claiming more than this (untrusted index files).
-inline constexpr uint64_t kMaxBlockRawBytes = 64u << 20;
+// The largest block the writer makes is one overlong line plus a full block
+// of text and columns, well under it.
+inline constexpr uint64_t kMaxBlockRawBytes = 32u << 20;
+static_assert(kMaxStoredLineBytes + kMaxBlockTextBytes + kMaxBlockLines * 80 +
+                      kMaxBlockHosts * (kMaxHostBytes + 10) <
+                  kMaxBlockRawBytes,
+              "the writer's largest block must decode");
 // zstd level: measured on log text here, level 1 is fast enough on the
 // storage thread (see tests/index/index_bench.cpp), and negative levels cost
 // 30-50% more space for little gain in overall throughput.

@@ -24,11 +24,14 @@ std::string ColumnList(const std::vector<ColumnSpec>& columns) {
   return out;
 }
 
-// The view that joins lines to the files (and bundles) they come from.
-constexpr const char* kLinesWithPathView =
-    "CREATE VIEW lines_with_path AS SELECT b.name AS bundle, f.bundle_id AS bundle_id, "
-    "f.path AS path, l.* FROM lines AS l JOIN files AS f ON f.id = l.file_id "
-    "JOIN bundles AS b ON b.id = f.bundle_id";
+std::string ViewStatement(const ViewSpec& v) {
+  std::string names;
+  for (const ColumnSpec& c : v.columns) {
+    if (!names.empty()) names += ", ";
+    names += c.name;
+  }
+  return std::string("CREATE VIEW ") + v.name + " (" + names + ") AS " + v.select;
+}
 
 }  // namespace
 
@@ -106,17 +109,18 @@ const std::vector<TableSpec>& IndexTables() {
        "",
        {{"line_blocks_by_line", "file_id, first_line", true,
          "the key of a block; finds the block holding a line number, and orders a scan"}}},
-      {"trace_events",
-       "Events of profiler traces (Chrome trace event format).",
+      {"trace_events_raw",
+       "Events of profiler traces (Chrome trace event format) as stored; read them through "
+       "the `trace_events` view, which adds the process and thread names.",
        {
            {"file_id", "INTEGER", "NOT NULL", "files.id of the trace file"},
            {"pid", "TEXT", "NOT NULL",
             "process id as in the trace (numbers and strings both occur)"},
            {"tid", "TEXT", "NOT NULL", "thread id as in the trace"},
            {"process_name", "TEXT", "",
-            "name from the trace's process_name metadata; NULL when none"},
+            "process name the parser gave with the event itself; usually NULL"},
            {"thread_name", "TEXT", "",
-            "name from the trace's thread_name metadata; NULL when none"},
+            "thread name the parser gave with the event itself; usually NULL"},
            {"name", "TEXT", "NOT NULL", "event name"},
            {"category", "TEXT", "NOT NULL", "event category (cat); empty when absent"},
            {"phase", "TEXT", "NOT NULL", "event phase (ph): X, B, E, i, I, C..."},
@@ -127,6 +131,25 @@ const std::vector<TableSpec>& IndexTables() {
        "",
        {{"trace_events_by_thread", "file_id, pid, tid", false,
          "events of one process or thread of a trace"}}},
+      {"trace_processes",
+       "Process names of traces, from their process_name metadata events.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace file"},
+           {"pid", "TEXT", "NOT NULL", "process id as in the trace"},
+           {"name", "TEXT", "NOT NULL", "the process name"},
+       },
+       "PRIMARY KEY (file_id, pid)",
+       {}},
+      {"trace_threads",
+       "Thread names of traces, from their thread_name metadata events.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace file"},
+           {"pid", "TEXT", "NOT NULL", "process id as in the trace"},
+           {"tid", "TEXT", "NOT NULL", "thread id as in the trace"},
+           {"name", "TEXT", "NOT NULL", "the thread name"},
+       },
+       "PRIMARY KEY (file_id, pid, tid)",
+       {}},
       {"hlo_modules",
        "XLA HLO module dumps.",
        {
@@ -201,6 +224,55 @@ const std::vector<ColumnSpec>& LinesVtabColumns() {
   return kColumns;
 }
 
+const std::vector<ViewSpec>& IndexViews() {
+  static const std::vector<ViewSpec> kViews = [] {
+    std::vector<ColumnSpec> with_path = {
+        {"bundle", "TEXT", "", "bundles.name of the line's bundle"},
+        {"bundle_id", "INTEGER", "", "bundles.id"},
+        {"path", "TEXT", "", "files.path of the line's file"},
+    };
+    std::string lines_columns;
+    for (const ColumnSpec& c : LinesVtabColumns()) {
+      with_path.push_back(c);
+      lines_columns += std::string(", l.") + c.name;
+    }
+    return std::vector<ViewSpec>{
+        {"trace_events",
+         "Events of profiler traces with the names of their process and thread. Names are "
+         "stored once per process and thread (not per event), so naming costs no rewrite of "
+         "the events.",
+         {
+             {"file_id", "INTEGER", "", "files.id of the trace file"},
+             {"pid", "TEXT", "", "process id as in the trace (numbers and strings both occur)"},
+             {"tid", "TEXT", "", "thread id as in the trace"},
+             {"process_name", "TEXT", "",
+              "name from the trace's process_name metadata; NULL when none"},
+             {"thread_name", "TEXT", "",
+              "name from the trace's thread_name metadata; NULL when none"},
+             {"name", "TEXT", "", "event name"},
+             {"category", "TEXT", "", "event category (cat); empty when absent"},
+             {"phase", "TEXT", "", "event phase (ph): X, B, E, i, I, C..."},
+             {"ts_us", "REAL", "", "event timestamp in microseconds, as in the trace"},
+             {"dur_us", "REAL", "", "duration in microseconds; NULL when the event has none"},
+             {"args", "TEXT", "", "the event's args as JSON; {} when absent"},
+         },
+         "SELECT e.file_id, e.pid, e.tid, coalesce(p.name, e.process_name), "
+         "coalesce(t.name, e.thread_name), e.name, e.category, e.phase, e.ts_us, e.dur_us, "
+         "e.args FROM trace_events_raw AS e "
+         "LEFT JOIN trace_processes AS p ON p.file_id = e.file_id AND p.pid = e.pid "
+         "LEFT JOIN trace_threads AS t ON t.file_id = e.file_id AND t.pid = e.pid "
+         "AND t.tid = e.tid"},
+        {"lines_with_path",
+         "`lines` joined to `files` and `bundles`, for citing a line by bundle and path.",
+         with_path,
+         "SELECT b.name, f.bundle_id, f.path" + lines_columns +
+             " FROM lines AS l JOIN files AS f ON f.id = l.file_id "
+             "JOIN bundles AS b ON b.id = f.bundle_id"},
+    };
+  }();
+  return kViews;
+}
+
 std::vector<std::string> SchemaStatements() {
   std::vector<std::string> out;
   for (const TableSpec& t : IndexTables()) {
@@ -208,13 +280,20 @@ std::vector<std::string> SchemaStatements() {
     if (*t.table_constraint) sql += std::string(", ") + t.table_constraint;
     sql += ")";
     out.push_back(std::move(sql));
+  }
+  out.push_back(std::string("CREATE VIRTUAL TABLE lines USING ") + kLinesModuleName);
+  for (const ViewSpec& v : IndexViews()) out.push_back(ViewStatement(v));
+  return out;
+}
+
+std::vector<std::string> IndexStatements() {
+  std::vector<std::string> out;
+  for (const TableSpec& t : IndexTables()) {
     for (const IndexSpec& ix : t.indexes) {
       out.push_back(std::string(ix.unique ? "CREATE UNIQUE INDEX " : "CREATE INDEX ") + ix.name +
                     " ON " + t.name + " (" + ix.columns + ")");
     }
   }
-  out.push_back(std::string("CREATE VIRTUAL TABLE lines USING ") + kLinesModuleName);
-  out.push_back(kLinesWithPathView);
   return out;
 }
 
@@ -298,16 +377,16 @@ std::string RenderSchemaMarkdown() {
       "scanned one block at a time in `(file_id, line_no)` order, in constant memory; "
       "`ORDER BY file_id, line_no` costs nothing.\n"
       "\n"
-      "### `lines_with_path` (view)\n"
+      "## Views\n";
+  for (const ViewSpec& v : IndexViews()) {
+    md += std::string("\n### `") + v.name + "`\n\n" + v.doc + "\n\n";
+    RenderColumns(md, v.columns);
+    md += "\n```sql\n" + ViewStatement(v) + ";\n```\n";
+  }
+  md +=
       "\n"
-      "`lines` joined to `files` and `bundles`: columns `bundle` (bundle name), `bundle_id`, "
-      "`path`, then every column of `lines`.\n"
-      "\n"
-      "```sql\n" +
-      std::string(kLinesWithPathView) +
-      ";\n```\n"
-      "\n"
-      "Joining by hand works the same way, and lets SQLite drive the scan from `files`:\n"
+      "Joining `lines` to `files` by hand works as `lines_with_path` does, and lets SQLite "
+      "drive the scan from `files`:\n"
       "\n"
       "```sql\n"
       "SELECT f.path, l.line_no, l.text\n"
@@ -338,7 +417,10 @@ std::string RenderSchemaMarkdown() {
       "only "
       "when some text of the block holds a newline of its own;\n"
       "3. varint `n`;\n"
-      "4. varint host count, then each host as varint length and bytes;\n"
+      "4. varint host count, then each host as varint length and bytes (a host name is "
+      "stored cut to " +
+      std::to_string(kMaxHostBytes) +
+      " bytes);\n"
       "5. `n` zigzag varints: byte offset minus the offset where the line would begin if the "
       "previous line were stored as read (previous offset + previous text length + 1; 0 for the "
       "first line);\n"

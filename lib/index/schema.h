@@ -32,8 +32,18 @@ struct TableSpec {
   std::vector<IndexSpec> indexes;
 };
 
+struct ViewSpec {
+  const char* name;
+  const char* doc;
+  std::vector<ColumnSpec> columns;  // type: what the column holds; constraint unused
+  std::string select;
+};
+
 // Plain tables, in creation order.
 const std::vector<TableSpec>& IndexTables();
+
+// Views, created after the tables and the `lines` virtual table.
+const std::vector<ViewSpec>& IndexViews();
 
 // The columns of the `lines` virtual table, in the order the module serves
 // them (lines_vtab.cc relies on this order).
@@ -42,9 +52,14 @@ const std::vector<ColumnSpec>& LinesVtabColumns();
 // Module name of the `lines` virtual table.
 inline constexpr const char* kLinesModuleName = "casefile_lines";
 
-// Every statement that creates the schema: tables, indexes, the `lines`
-// virtual table and the views. Run in order on an empty database.
+// The statements that create the tables, the `lines` virtual table and the
+// views, in order, on an empty database.
 std::vector<std::string> SchemaStatements();
+
+// The statements that create the secondary indexes. The writer runs them
+// after the bulk load: building an index from sorted rows once is cheaper
+// than keeping it up to date row by row.
+std::vector<std::string> IndexStatements();
 
 // The declaration handed to sqlite3_declare_vtab for `lines`.
 std::string LinesVtabDeclaration();

@@ -540,6 +540,7 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
   }
   CliRun none = Cli({});
   EXPECT_EQ(none.code, 2);
+  EXPECT_TRUE(StartsWith(none.err, "casefile: no command given\n")) << none.err;
   EXPECT_TRUE(Contains(none.err, "Usage: casefile"));
 
   CliRun unknown = Cli({"analyze", bundle_, "--analyzers", "no_such_analyzer"});

@@ -427,7 +427,10 @@ TEST_F(LinesRoundTrip, OverlongLineIsCutAndFlagged) {
     IndexWriter w(path_);
     int64_t f = w.AddFile(test::MakeFile(w.AddBundle(test::MakeBundle("b")), "a.log"));
     w.AddLine(PlainLine(f, 1, huge, 0));
-    w.AddLine(PlainLine(f, 2, "after", huge.size() + 1));
+    LineRecord after = PlainLine(f, 2, "after", huge.size() + 1);
+    std::string long_host(2000, 'h');  // kMaxHostBytes is 1024
+    after.host = long_host;
+    w.AddLine(after);
     w.Commit();
   }
   auto r = IndexReader::Open(path_);
@@ -436,6 +439,7 @@ TEST_F(LinesRoundTrip, OverlongLineIsCutAndFlagged) {
   EXPECT_EQ(all[0].text.size(), kMaxStoredLineBytes);
   EXPECT_EQ(all[0].flags, kLineTruncated);
   EXPECT_EQ(all[1].text, "after");
+  EXPECT_EQ(all[1].host, std::string(1024, 'h'));
   EXPECT_EQ(all[1].offset, huge.size() + 1);
 }
 

@@ -55,6 +55,15 @@ TEST(SchemaDoc, DatabaseHasTheDeclaredColumns) {
                 t.name);
     }
   }
+  for (const ViewSpec& v : IndexViews()) {
+    std::vector<test::Row> cols = test::QueryAll(
+        *r, std::string("SELECT name FROM pragma_table_info('") + v.name + "') ORDER BY cid");
+    ASSERT_EQ(cols.size(), v.columns.size()) << v.name;
+    for (size_t i = 0; i < cols.size(); ++i) {
+      EXPECT_EQ(cols[i][0], v.columns[i].name) << v.name;
+      EXPECT_NE(std::string(v.columns[i].doc), "") << v.name << "." << v.columns[i].name;
+    }
+  }
   EXPECT_EQ(test::QueryOne(*r, "SELECT sql FROM sqlite_master WHERE name = 'lines'"),
             "CREATE VIRTUAL TABLE lines USING casefile_lines");
 }

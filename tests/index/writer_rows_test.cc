@@ -127,27 +127,33 @@ TEST(WriterRows, TraceEventsGetProcessAndThreadNames) {
     instant.dur_us.reset();
     instant.args_json.clear();
     w.AddTraceEvent(instant);
-    w.SetTraceProcessName(t, "1", "python3");
+    w.SetTraceProcessName(t, "1", "python");
+    w.SetTraceProcessName(t, "1", "python3");  // the last name wins
     w.SetTraceThreadName(t, "1", "10", "MainThread");
+    // Named before its events, as when metadata events open the trace.
+    w.SetTraceThreadName(t, "1", "11", "stream 7");
+    w.AddTraceEvent(Event(t, "1", "11", "late", 140));
     w.AddTraceEvent(Event(u, "1", "10", "other file", 5));
     w.Commit();
   }
   auto r = IndexReader::Open(path);
-  EXPECT_EQ(QueryAll(*r,
-                     "SELECT file_id, pid, tid, process_name, thread_name, name, category, phase, "
-                     "ts_us, dur_us, args FROM trace_events ORDER BY file_id, ts_us"),
-            (std::vector<Row>{
-                {"1", "1", "10", "python3", "MainThread", "step", "cat", "X", "100.0", "2.5",
-                 R"({"k":1})"},
-                {"1", "1", "10", "python3", "MainThread", "matmul", "cat", "X", "110.5", "2.5",
-                 R"({"k":1})"},
-                {"1", "1", "11", "python3", std::nullopt, "allreduce", "cat", "X", "120.0", "2.5",
-                 R"({"k":1})"},
-                {"1", "host:2", "10", std::nullopt, std::nullopt, "marker", "cat", "i", "130.0",
-                 std::nullopt, "{}"},
-                {"2", "1", "10", std::nullopt, std::nullopt, "other file", "cat", "X", "5.0", "2.5",
-                 R"({"k":1})"},
-            }));
+  EXPECT_EQ(
+      QueryAll(*r,
+               "SELECT file_id, pid, tid, process_name, thread_name, name, category, phase, "
+               "ts_us, dur_us, args FROM trace_events ORDER BY file_id, ts_us"),
+      (std::vector<Row>{
+          {"1", "1", "10", "python3", "MainThread", "step", "cat", "X", "100.0", "2.5",
+           R"({"k":1})"},
+          {"1", "1", "10", "python3", "MainThread", "matmul", "cat", "X", "110.5", "2.5",
+           R"({"k":1})"},
+          {"1", "1", "11", "python3", "stream 7", "allreduce", "cat", "X", "120.0", "2.5",
+           R"({"k":1})"},
+          {"1", "host:2", "10", std::nullopt, std::nullopt, "marker", "cat", "i", "130.0",
+           std::nullopt, "{}"},
+          {"1", "1", "11", "python3", "stream 7", "late", "cat", "X", "140.0", "2.5", R"({"k":1})"},
+          {"2", "1", "10", std::nullopt, std::nullopt, "other file", "cat", "X", "5.0", "2.5",
+           R"({"k":1})"},
+      }));
 }
 
 TEST(WriterRows, HloConfigsIssuesAndMeta) {

@@ -97,6 +97,7 @@ int PrintVersion() {
 
 int Run(int argc, char** argv) {
   if (argc < 2) {
+    std::fputs("casefile: no command given\n\n", stderr);
     PrintMainHelp(stderr);
     return kExitUsage;
   }
