@@ -62,14 +62,13 @@ extern "C" {
 #define CASEFILE_VERSION_MINOR 1
 #define CASEFILE_VERSION_PATCH 0
 /* MAJOR*1000000 + MINOR*1000 + PATCH */
-#define CASEFILE_VERSION_NUMBER                                         \
-  (CASEFILE_VERSION_MAJOR * 1000000 + CASEFILE_VERSION_MINOR * 1000 + \
-   CASEFILE_VERSION_PATCH)
+#define CASEFILE_VERSION_NUMBER \
+  (CASEFILE_VERSION_MAJOR * 1000000 + CASEFILE_VERSION_MINOR * 1000 + CASEFILE_VERSION_PATCH)
 
 /* The version of the library actually linked, as CASEFILE_VERSION_NUMBER. */
 CASEFILE_API int casefile_version_number(void);
 /* "MAJOR.MINOR.PATCH"; a static string, never freed. */
-CASEFILE_API const char *casefile_version_string(void);
+CASEFILE_API const char* casefile_version_string(void);
 
 /* ===================================================================== */
 /* Status codes and errors                                               */
@@ -110,19 +109,19 @@ typedef enum casefile_status {
 } casefile_status;
 
 /* A short static description of a status ("corrupt input"); never NULL. */
-CASEFILE_API const char *casefile_status_string(casefile_status status);
+CASEFILE_API const char* casefile_status_string(casefile_status status);
 
 typedef struct casefile_error casefile_error;
 
 /* The status this error was returned with. `err` must not be NULL. */
-CASEFILE_API casefile_status casefile_error_status(const casefile_error *err);
+CASEFILE_API casefile_status casefile_error_status(const casefile_error* err);
 /* The message, naming the function and the file or offset involved. Valid
  * until casefile_error_free(err). Returns "" for a NULL err. */
-CASEFILE_API const char *casefile_error_message(const casefile_error *err);
-CASEFILE_API void casefile_error_free(casefile_error *err);
+CASEFILE_API const char* casefile_error_message(const casefile_error* err);
+CASEFILE_API void casefile_error_free(casefile_error* err);
 
 /* Frees a string returned as `char *` by this library. */
-CASEFILE_API void casefile_string_free(char *str);
+CASEFILE_API void casefile_string_free(char* str);
 
 /* ===================================================================== */
 /* Options                                                               */
@@ -135,21 +134,22 @@ typedef struct casefile_open_options {
   /* Where the index lives. NULL: $CASEFILE_CACHE_DIR, else
    * $XDG_CACHE_HOME/casefile, else $HOME/.cache/casefile, named after a hash
    * of the inputs' absolute paths. */
-  const char *index_path;
+  const char* index_path;
   /* Non-zero: rebuild even when an index of the same inputs exists. */
   int reindex;
   /* Limits; 0 means the default given. */
-  uint64_t max_entry_bytes;   /* per entry, decompressed; default 8 GiB */
-  uint64_t max_total_bytes;   /* all inputs, decompressed; default 256 GiB */
-  uint64_t max_entries;       /* entries per input; default 1000000 */
-  uint32_t max_line_bytes;    /* longer lines are truncated; default 65536 */
+  uint64_t max_entry_bytes; /* per entry, decompressed; default 8 GiB */
+  uint64_t max_total_bytes; /* all inputs, decompressed; default 256 GiB */
+  uint64_t max_entries;     /* entries per input; default 1000000 */
+  uint32_t max_line_bytes;  /* longer lines are truncated; default 65536 */
 } casefile_open_options;
 
-#define CASEFILE_OPEN_OPTIONS_INIT {CASEFILE_OPEN_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0}
+#define CASEFILE_OPEN_OPTIONS_INIT \
+  { CASEFILE_OPEN_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0 }
 
 /* Fills `opts` with defaults for `version`. Returns CASEFILE_E_VERSION for a
  * version this library does not know, CASEFILE_E_ARGUMENT for NULL. */
-CASEFILE_API casefile_status casefile_open_options_init(casefile_open_options *opts,
+CASEFILE_API casefile_status casefile_open_options_init(casefile_open_options* opts,
                                                         unsigned int version);
 
 #define CASEFILE_ANALYZE_OPTIONS_VERSION 1
@@ -157,15 +157,16 @@ CASEFILE_API casefile_status casefile_open_options_init(casefile_open_options *o
 typedef struct casefile_analyze_options {
   unsigned int version; /* CASEFILE_ANALYZE_OPTIONS_VERSION */
   /* Analyzer names to run; NULL or count 0 = all. */
-  const char *const *analyzers;
+  const char* const* analyzers;
   size_t analyzer_count;
   /* Non-zero: do not store the findings in the index. */
   int no_store;
 } casefile_analyze_options;
 
-#define CASEFILE_ANALYZE_OPTIONS_INIT {CASEFILE_ANALYZE_OPTIONS_VERSION, NULL, 0, 0}
+#define CASEFILE_ANALYZE_OPTIONS_INIT \
+  { CASEFILE_ANALYZE_OPTIONS_VERSION, NULL, 0, 0 }
 
-CASEFILE_API casefile_status casefile_analyze_options_init(casefile_analyze_options *opts,
+CASEFILE_API casefile_status casefile_analyze_options_init(casefile_analyze_options* opts,
                                                            unsigned int version);
 
 /* ===================================================================== */
@@ -179,19 +180,17 @@ typedef struct casefile_session casefile_session;
  * each input exists. Free with casefile_session_free.
  * Returns CASEFILE_E_ARGUMENT (NULL out, inputs or count 0),
  * CASEFILE_E_NOT_FOUND, CASEFILE_E_VERSION, CASEFILE_E_NOMEM. */
-CASEFILE_API casefile_status casefile_session_open(casefile_session **out,
-                                                   const char *const *inputs,
-                                                   size_t input_count,
-                                                   const casefile_open_options *opts,
-                                                   casefile_error **err);
+CASEFILE_API casefile_status casefile_session_open(casefile_session** out,
+                                                   const char* const* inputs, size_t input_count,
+                                                   const casefile_open_options* opts,
+                                                   casefile_error** err);
 
-CASEFILE_API void casefile_session_free(casefile_session *session);
+CASEFILE_API void casefile_session_free(casefile_session* session);
 
 /* Progress of indexing: bytes read so far and the entry being read (borrowed,
  * valid during the call). Return non-zero to abort: the index is not written
  * and casefile_session_index returns CASEFILE_E_ABORTED. */
-typedef int (*casefile_progress_fn)(uint64_t bytes_done, const char *current_path,
-                                    void *payload);
+typedef int (*casefile_progress_fn)(uint64_t bytes_done, const char* current_path, void* payload);
 
 /* Builds the index, or reuses an existing one whose inputs have not changed
  * (see casefile_session_index_reused). The index is written to a temporary
@@ -200,19 +199,19 @@ typedef int (*casefile_progress_fn)(uint64_t bytes_done, const char *current_pat
  * error: CASEFILE_E_CORRUPT / CASEFILE_E_UNSUPPORTED (an input unreadable
  * from its first byte), CASEFILE_E_IO, CASEFILE_E_ABORTED.
  * `progress` may be NULL. */
-CASEFILE_API casefile_status casefile_session_index(casefile_session *session,
-                                                    casefile_progress_fn progress,
-                                                    void *payload, casefile_error **err);
+CASEFILE_API casefile_status casefile_session_index(casefile_session* session,
+                                                    casefile_progress_fn progress, void* payload,
+                                                    casefile_error** err);
 
 /* 1 when the last casefile_session_index reused an existing index, else 0. */
-CASEFILE_API int casefile_session_index_reused(const casefile_session *session);
+CASEFILE_API int casefile_session_index_reused(const casefile_session* session);
 
 /* The index path; valid until casefile_session_free. Never NULL. */
-CASEFILE_API const char *casefile_session_index_path(const casefile_session *session);
+CASEFILE_API const char* casefile_session_index_path(const casefile_session* session);
 
 /* The message of the last failed call on this session ("" if none); valid
  * until the next call on the session. For bindings that prefer it to `err`. */
-CASEFILE_API const char *casefile_session_last_error(const casefile_session *session);
+CASEFILE_API const char* casefile_session_last_error(const casefile_session* session);
 
 /* ===================================================================== */
 /* Query                                                                 */
@@ -222,16 +221,16 @@ CASEFILE_API const char *casefile_session_last_error(const casefile_session *ses
  * SQL NULL; `names` are the column names. All pointers are valid during the
  * call only. Return non-zero to stop (the query then returns
  * CASEFILE_E_ABORTED). */
-typedef int (*casefile_row_fn)(size_t column_count, const char *const *names,
-                               const char *const *values, void *payload);
+typedef int (*casefile_row_fn)(size_t column_count, const char* const* names,
+                               const char* const* values, void* payload);
 
 /* Runs one read-only SQL statement on the index (after casefile_session_index).
  * Writes, ATTACH and state-changing pragmas are refused with
  * CASEFILE_E_READ_ONLY; SQL errors give CASEFILE_E_QUERY with SQLite's
  * message. `callback` may be NULL. */
-CASEFILE_API casefile_status casefile_session_query(casefile_session *session, const char *sql,
-                                                    casefile_row_fn callback, void *payload,
-                                                    casefile_error **err);
+CASEFILE_API casefile_status casefile_session_query(casefile_session* session, const char* sql,
+                                                    casefile_row_fn callback, void* payload,
+                                                    casefile_error** err);
 
 /* ===================================================================== */
 /* Analyzers                                                             */
@@ -241,8 +240,8 @@ CASEFILE_API casefile_status casefile_session_query(casefile_session *session, c
 CASEFILE_API size_t casefile_analyzer_count(void);
 /* Name and one-line description of analyzer `index` (static strings), or
  * NULL when index >= casefile_analyzer_count(). */
-CASEFILE_API const char *casefile_analyzer_name(size_t index);
-CASEFILE_API const char *casefile_analyzer_description(size_t index);
+CASEFILE_API const char* casefile_analyzer_name(size_t index);
+CASEFILE_API const char* casefile_analyzer_description(size_t index);
 
 /* ===================================================================== */
 /* Analysis and report                                                   */
@@ -262,74 +261,71 @@ typedef enum casefile_severity {
  * says "failed". Returns CASEFILE_E_UNKNOWN_ANALYZER for an unknown name. Free
  * with casefile_report_free; the report stays valid after the session is
  * freed. */
-CASEFILE_API casefile_status casefile_session_analyze(casefile_report **out,
-                                                      casefile_session *session,
-                                                      const casefile_analyze_options *opts,
-                                                      casefile_error **err);
+CASEFILE_API casefile_status casefile_session_analyze(casefile_report** out,
+                                                      casefile_session* session,
+                                                      const casefile_analyze_options* opts,
+                                                      casefile_error** err);
 
-CASEFILE_API void casefile_report_free(casefile_report *report);
+CASEFILE_API void casefile_report_free(casefile_report* report);
 
 typedef enum casefile_format {
-  CASEFILE_FORMAT_JSON = 0, /* the documented JSON shape (docs/CLI.md) */
-  CASEFILE_FORMAT_TEXT = 1, /* human-readable, no colour */
+  CASEFILE_FORMAT_JSON = 0,      /* the documented JSON shape (docs/CLI.md) */
+  CASEFILE_FORMAT_TEXT = 1,      /* human-readable, no colour */
   CASEFILE_FORMAT_TEXT_COLOR = 2 /* human-readable with ANSI colour */
 } casefile_format;
 
 /* Renders the report. *out is owned by the caller (casefile_string_free).
  * The same input gives byte-identical output. */
-CASEFILE_API casefile_status casefile_report_render(char **out, const casefile_report *report,
-                                                    casefile_format format,
-                                                    casefile_error **err);
+CASEFILE_API casefile_status casefile_report_render(char** out, const casefile_report* report,
+                                                    casefile_format format, casefile_error** err);
 
 /* Highest severity among the findings, or -1 when there are none. */
-CASEFILE_API int casefile_report_max_severity(const casefile_report *report);
+CASEFILE_API int casefile_report_max_severity(const casefile_report* report);
 /* 1 when some input was read only in part or some entry was skipped. */
-CASEFILE_API int casefile_report_has_ingest_issues(const casefile_report *report);
+CASEFILE_API int casefile_report_has_ingest_issues(const casefile_report* report);
 /* 1 when some input could not be read to its end (corrupt or truncated). */
-CASEFILE_API int casefile_report_is_partial(const casefile_report *report);
+CASEFILE_API int casefile_report_is_partial(const casefile_report* report);
 
-CASEFILE_API size_t casefile_report_finding_count(const casefile_report *report);
+CASEFILE_API size_t casefile_report_finding_count(const casefile_report* report);
 /* Borrowed; valid until casefile_report_free. NULL when out of range. */
-CASEFILE_API const casefile_finding *casefile_report_finding(const casefile_report *report,
+CASEFILE_API const casefile_finding* casefile_report_finding(const casefile_report* report,
                                                              size_t index);
 
 /* Analyzer statuses in the report: name, "ran" | "not_applicable" | "failed",
  * and the reason. Borrowed strings valid until casefile_report_free; NULL when
  * out of range. */
-CASEFILE_API size_t casefile_report_analyzer_count(const casefile_report *report);
-CASEFILE_API const char *casefile_report_analyzer_name(const casefile_report *report, size_t index);
-CASEFILE_API const char *casefile_report_analyzer_status(const casefile_report *report,
+CASEFILE_API size_t casefile_report_analyzer_count(const casefile_report* report);
+CASEFILE_API const char* casefile_report_analyzer_name(const casefile_report* report, size_t index);
+CASEFILE_API const char* casefile_report_analyzer_status(const casefile_report* report,
                                                          size_t index);
-CASEFILE_API const char *casefile_report_analyzer_reason(const casefile_report *report,
+CASEFILE_API const char* casefile_report_analyzer_reason(const casefile_report* report,
                                                          size_t index);
 
 /* Finding accessors. Strings are borrowed, valid until casefile_report_free,
  * and never NULL for a non-NULL finding ("" when empty). */
-CASEFILE_API const char *casefile_finding_code(const casefile_finding *finding);
-CASEFILE_API const char *casefile_finding_analyzer(const casefile_finding *finding);
-CASEFILE_API casefile_severity casefile_finding_severity(const casefile_finding *finding);
-CASEFILE_API const char *casefile_finding_title(const casefile_finding *finding);
-CASEFILE_API const char *casefile_finding_summary(const casefile_finding *finding);
-CASEFILE_API const char *casefile_finding_recommendation(const casefile_finding *finding);
+CASEFILE_API const char* casefile_finding_code(const casefile_finding* finding);
+CASEFILE_API const char* casefile_finding_analyzer(const casefile_finding* finding);
+CASEFILE_API casefile_severity casefile_finding_severity(const casefile_finding* finding);
+CASEFILE_API const char* casefile_finding_title(const casefile_finding* finding);
+CASEFILE_API const char* casefile_finding_summary(const casefile_finding* finding);
+CASEFILE_API const char* casefile_finding_recommendation(const casefile_finding* finding);
 
-CASEFILE_API size_t casefile_finding_culprit_count(const casefile_finding *finding);
+CASEFILE_API size_t casefile_finding_culprit_count(const casefile_finding* finding);
 /* Culprit `index`: host and task are NULL when unknown, *rank_out is -1 when
  * unknown. Any output pointer may be NULL. Returns CASEFILE_E_ARGUMENT when
  * out of range. */
-CASEFILE_API casefile_status casefile_finding_culprit(const casefile_finding *finding,
-                                                      size_t index, const char **host_out,
-                                                      const char **task_out,
-                                                      int64_t *rank_out);
+CASEFILE_API casefile_status casefile_finding_culprit(const casefile_finding* finding, size_t index,
+                                                      const char** host_out, const char** task_out,
+                                                      int64_t* rank_out);
 
-CASEFILE_API size_t casefile_finding_evidence_count(const casefile_finding *finding);
+CASEFILE_API size_t casefile_finding_evidence_count(const casefile_finding* finding);
 /* Evidence `index`: bundle name, path inside the bundle, 1-based line number
  * and the line's text. Any output pointer may be NULL. Returns
  * CASEFILE_E_ARGUMENT when out of range. */
-CASEFILE_API casefile_status casefile_finding_evidence(const casefile_finding *finding,
-                                                       size_t index, const char **bundle_out,
-                                                       const char **path_out,
-                                                       int64_t *line_out,
-                                                       const char **text_out);
+CASEFILE_API casefile_status casefile_finding_evidence(const casefile_finding* finding,
+                                                       size_t index, const char** bundle_out,
+                                                       const char** path_out, int64_t* line_out,
+                                                       const char** text_out);
 
 #ifdef __cplusplus
 }

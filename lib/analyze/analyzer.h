@@ -14,9 +14,9 @@
 namespace casefile {
 
 struct AnalyzerInfo {
-  std::string name;         // "hang"
-  std::string version;      // bumped when its findings change
-  std::string description;  // one line
+  std::string name;                       // "hang"
+  std::string version;                    // bumped when its findings change
+  std::string description;                // one line
   std::vector<std::string> codes;         // every code it may emit
   std::vector<std::string> needed_kinds;  // file kinds it reads; any one present is enough
 };

@@ -7,9 +7,12 @@ namespace casefile {
 
 const char* SeverityName(Severity s) {
   switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kError: return "error";
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kError:
+      return "error";
   }
   return "error";
 }
@@ -32,7 +35,8 @@ void Normalize(Finding& f) {
   std::sort(f.evidence.begin(), f.evidence.end());
   f.evidence.erase(std::unique(f.evidence.begin(), f.evidence.end(),
                                [](const Evidence& a, const Evidence& b) {
-                                 return a.bundle == b.bundle && a.path == b.path && a.line == b.line;
+                                 return a.bundle == b.bundle && a.path == b.path &&
+                                        a.line == b.line;
                                }),
                    f.evidence.end());
 }

@@ -30,8 +30,8 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
                             const std::vector<std::unique_ptr<Analyzer>>& all) {
   std::set<std::string> wanted(names.begin(), names.end());
   for (const auto& n : wanted) {
-    const bool known = std::any_of(all.begin(), all.end(),
-                                   [&](const auto& a) { return a->info().name == n; });
+    const bool known =
+        std::any_of(all.begin(), all.end(), [&](const auto& a) { return a->info().name == n; });
     if (!known) throw Error(ErrorCode::kUnknownAnalyzer, "unknown analyzer '" + n + "'");
   }
 

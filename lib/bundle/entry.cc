@@ -4,12 +4,18 @@ namespace casefile {
 
 const char* EntryTypeName(EntryType type) {
   switch (type) {
-    case EntryType::kFile: return "file";
-    case EntryType::kDirectory: return "directory";
-    case EntryType::kSymlink: return "symlink";
-    case EntryType::kHardlink: return "hardlink";
-    case EntryType::kDevice: return "device";
-    case EntryType::kOther: break;
+    case EntryType::kFile:
+      return "file";
+    case EntryType::kDirectory:
+      return "directory";
+    case EntryType::kSymlink:
+      return "symlink";
+    case EntryType::kHardlink:
+      return "hardlink";
+    case EntryType::kDevice:
+      return "device";
+    case EntryType::kOther:
+      break;
   }
   return "other";
 }

@@ -104,7 +104,8 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
   const fs::path parent = fs::path(index_path_).parent_path();
   if (!parent.empty()) {
     fs::create_directories(parent, ec);
-    if (ec) throw Error(ErrorCode::kIo, parent.string() + ": cannot create directory: " + ec.message());
+    if (ec)
+      throw Error(ErrorCode::kIo, parent.string() + ": cannot create directory: " + ec.message());
   }
   {
     IndexWriter writer(index_path_);

@@ -25,7 +25,7 @@ using ProgressFn = std::function<bool(uint64_t bytes_done, std::string_view curr
 
 struct IndexOutcome {
   bool reused = false;
-  bool partial = false;           // some input read only in part
+  bool partial = false;             // some input read only in part
   std::vector<std::string> errors;  // one per partial input, naming entry and offset
 };
 

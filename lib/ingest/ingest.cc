@@ -48,8 +48,8 @@ class IngestVisitor : public BundleVisitor {
   }
 
   void OnIssue(const IngestIssue& issue) override {
-    writer_.AddIngestIssue({bundle_id_, issue.path, static_cast<int64_t>(issue.offset),
-                            issue.kind, issue.message});
+    writer_.AddIngestIssue(
+        {bundle_id_, issue.path, static_cast<int64_t>(issue.offset), issue.kind, issue.message});
   }
 
   // The manifest may come after the files it describes (archive order), so
@@ -168,8 +168,8 @@ class IngestVisitor : public BundleVisitor {
     try {
       manifest_ = ParseManifest(head);
     } catch (const Error& e) {
-      writer_.AddIngestIssue({bundle_id_, info.path, 0, "manifest_invalid",
-                              info.path + ": " + e.what()});
+      writer_.AddIngestIssue(
+          {bundle_id_, info.path, 0, "manifest_invalid", info.path + ": " + e.what()});
     }
   }
 

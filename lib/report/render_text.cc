@@ -20,18 +20,24 @@ struct Style {
 
 const char* SeverityColor(Severity s) {
   switch (s) {
-    case Severity::kError: return "1;31";
-    case Severity::kWarning: return "1;33";
-    case Severity::kInfo: return "1;36";
+    case Severity::kError:
+      return "1;31";
+    case Severity::kWarning:
+      return "1;33";
+    case Severity::kInfo:
+      return "1;36";
   }
   return "0";
 }
 
 std::string Heading(Severity s) {
   switch (s) {
-    case Severity::kError: return "ERRORS";
-    case Severity::kWarning: return "WARNINGS";
-    case Severity::kInfo: return "INFO";
+    case Severity::kError:
+      return "ERRORS";
+    case Severity::kWarning:
+      return "WARNINGS";
+    case Severity::kInfo:
+      return "INFO";
   }
   return "";
 }
@@ -66,8 +72,7 @@ std::string RenderText(const Report& report, bool color) {
   std::string out;
   out += st.Wrap("1", std::string("casefile ") + kVersionString + " report") + "\n";
   for (const auto& b : report.bundles) {
-    out += "  bundle " + b.name + " (" + b.format + ", " + std::to_string(b.entries) +
-           " entries)";
+    out += "  bundle " + b.name + " (" + b.format + ", " + std::to_string(b.entries) + " entries)";
     if (b.status != "complete") out += " " + st.Wrap("1;33", "PARTIAL: " + OneLine(b.error, 400));
     out += "\n";
   }
@@ -83,8 +88,8 @@ std::string RenderText(const Report& report, bool color) {
     out += st.Wrap(SeverityColor(s), Heading(s) + " (" + std::to_string(n) + ")") + "\n\n";
     for (const auto& f : report.findings) {
       if (f.severity != s) continue;
-      out += st.Wrap(SeverityColor(s), "[" + std::string(SeverityName(s)) + "] " + f.code) +
-             "  " + st.Wrap("1", f.title) + "\n";
+      out += st.Wrap(SeverityColor(s), "[" + std::string(SeverityName(s)) + "] " + f.code) + "  " +
+             st.Wrap("1", f.title) + "\n";
       out += "  " + OneLine(f.summary, 2000) + "\n";
       if (!f.culprits.empty()) {
         out += "  culprits:\n";
@@ -109,8 +114,9 @@ std::string RenderText(const Report& report, bool color) {
   }
 
   if (!report.ingest_issues.empty()) {
-    out += "\n" + st.Wrap("1", "Ingest issues (" + std::to_string(report.ingest_issues.size()) +
-                                   ")") + "\n";
+    out += "\n" +
+           st.Wrap("1", "Ingest issues (" + std::to_string(report.ingest_issues.size()) + ")") +
+           "\n";
     for (const auto& i : report.ingest_issues) {
       out += "  " + i.row.kind + " " + (i.bundle.empty() ? "" : i.bundle + ":") + i.row.path +
              " @" + std::to_string(i.row.offset) + ": " + OneLine(i.row.message, 400) + "\n";

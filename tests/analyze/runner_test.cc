@@ -1,9 +1,10 @@
 // The runner's contract: a failing analyzer is recorded and never stops the
 // others; an analyzer without its inputs is "not_applicable" with the reason;
 // a finding without evidence counts as a failure; output order is stable.
+#include "analyze/runner.h"
+
 #include <gtest/gtest.h>
 
-#include "analyze/runner.h"
 #include "common/error.h"
 #include "index/index_writer.h"
 #include "test_util.h"
@@ -14,8 +15,7 @@ namespace {
 class FakeAnalyzer : public Analyzer {
  public:
   enum class Mode { kEmit, kThrow, kNoEvidence };
-  FakeAnalyzer(std::string name, std::vector<std::string> kinds, Mode mode)
-      : mode_(mode) {
+  FakeAnalyzer(std::string name, std::vector<std::string> kinds, Mode mode) : mode_(mode) {
     info_.name = std::move(name);
     info_.version = "1";
     info_.needed_kinds = std::move(kinds);
@@ -70,11 +70,16 @@ TEST(Runner, FailureIsIsolatedAndNotApplicableExplained) {
   test::TempDir tmp;
   auto index = OneLogIndex(tmp);
   std::vector<std::unique_ptr<Analyzer>> list;
-  list.push_back(std::make_unique<FakeAnalyzer>("a", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kThrow));
-  list.push_back(std::make_unique<FakeAnalyzer>("b", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
-  list.push_back(std::make_unique<FakeAnalyzer>("c", std::vector<std::string>{"trace", "hlo"}, FakeAnalyzer::Mode::kEmit));
-  list.push_back(std::make_unique<FakeAnalyzer>("d", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kNoEvidence));
-  list.push_back(std::make_unique<FakeAnalyzer>("e", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("a", std::vector<std::string>{"log"},
+                                                FakeAnalyzer::Mode::kThrow));
+  list.push_back(std::make_unique<FakeAnalyzer>("b", std::vector<std::string>{"log"},
+                                                FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("c", std::vector<std::string>{"trace", "hlo"},
+                                                FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("d", std::vector<std::string>{"log"},
+                                                FakeAnalyzer::Mode::kNoEvidence));
+  list.push_back(std::make_unique<FakeAnalyzer>("e", std::vector<std::string>{"log"},
+                                                FakeAnalyzer::Mode::kEmit));
   const AnalysisResult r = RunAnalyzers(*index, {}, list);
   ASSERT_EQ(r.analyzers.size(), 5u);
   EXPECT_EQ(r.analyzers[0].status, "failed");
@@ -100,8 +105,10 @@ TEST(Runner, SelectsByNameAndRejectsUnknown) {
   test::TempDir tmp;
   auto index = OneLogIndex(tmp);
   std::vector<std::unique_ptr<Analyzer>> list;
-  list.push_back(std::make_unique<FakeAnalyzer>("a", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
-  list.push_back(std::make_unique<FakeAnalyzer>("b", std::vector<std::string>{"log"}, FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("a", std::vector<std::string>{"log"},
+                                                FakeAnalyzer::Mode::kEmit));
+  list.push_back(std::make_unique<FakeAnalyzer>("b", std::vector<std::string>{"log"},
+                                                FakeAnalyzer::Mode::kEmit));
   const AnalysisResult r = RunAnalyzers(*index, {"b"}, list);
   ASSERT_EQ(r.analyzers.size(), 1u);
   EXPECT_EQ(r.analyzers[0].name, "b");

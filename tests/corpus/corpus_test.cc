@@ -25,7 +25,8 @@ namespace casefile {
 namespace {
 
 struct ExpectedCulprit {
-  std::map<std::string, std::optional<std::string>> fields;  // host/task/rank -> value (nullopt = null)
+  std::map<std::string, std::optional<std::string>>
+      fields;  // host/task/rank -> value (nullopt = null)
 };
 
 struct ExpectedEvidence {
@@ -63,7 +64,8 @@ Scenario LoadScenario(const fs::path& dir) {
   s.dir = dir;
   simdjson::dom::parser parser;
   simdjson::dom::element doc = parser.load((dir / "expected.json").string());
-  for (auto in : doc["inputs"].get_array()) s.inputs.emplace_back(std::string_view(in.get_string()));
+  for (auto in : doc["inputs"].get_array())
+    s.inputs.emplace_back(std::string_view(in.get_string()));
   for (auto f : doc["findings"].get_array()) {
     ExpectedFinding ef;
     ef.code = std::string(std::string_view(f["code"].get_string()));
@@ -76,8 +78,10 @@ Scenario LoadScenario(const fs::path& dir) {
       ExpectedEvidence ee;
       ee.path = std::string(std::string_view(e["path"].get_string()));
       ee.line = int64_t(e["line"].get_int64());
-      if (auto b = e["bundle"]; !b.error()) ee.bundle = std::string(std::string_view(b.get_string()));
-      if (auto c = e["contains"]; !c.error()) ee.contains = std::string(std::string_view(c.get_string()));
+      if (auto b = e["bundle"]; !b.error())
+        ee.bundle = std::string(std::string_view(b.get_string()));
+      if (auto c = e["contains"]; !c.error())
+        ee.contains = std::string(std::string_view(c.get_string()));
       ef.evidence.push_back(std::move(ee));
     }
     s.findings.push_back(std::move(ef));
@@ -97,7 +101,8 @@ std::vector<std::string> ScenarioNames() {
 // The display name of a bundle without the archive suffix added by the test.
 std::string BaseBundleName(std::string name) {
   const std::string suffix = ".tar.zst";
-  if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+  if (name.size() > suffix.size() && name.ends_with(suffix))
+    name.resize(name.size() - suffix.size());
   return name;
 }
 
@@ -114,7 +119,8 @@ std::string RawLineClean(const fs::path& file, int64_t line_no) {
     ++n;
   }
   size_t end = content.find('\n', start);
-  std::string line = content.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::string line =
+      content.substr(start, end == std::string::npos ? std::string::npos : end - start);
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (size_t cr = line.rfind('\r'); cr != std::string::npos) line = line.substr(cr + 1);
   std::string out;
@@ -133,10 +139,14 @@ std::string RawLineClean(const fs::path& file, int64_t line_no) {
 bool CulpritMatches(const ExpectedCulprit& e, const Culprit& c) {
   for (const auto& [key, value] : e.fields) {
     std::optional<std::string> actual;
-    if (key == "host") actual = c.host;
-    else if (key == "task") actual = c.task;
-    else if (key == "rank") actual = c.rank ? std::optional<std::string>(std::to_string(*c.rank)) : std::nullopt;
-    else return false;
+    if (key == "host")
+      actual = c.host;
+    else if (key == "task")
+      actual = c.task;
+    else if (key == "rank")
+      actual = c.rank ? std::optional<std::string>(std::to_string(*c.rank)) : std::nullopt;
+    else
+      return false;
     if (actual != value) return false;
   }
   return true;
@@ -146,8 +156,11 @@ std::string Describe(const Report& r) {
   std::string out;
   for (const auto& f : r.findings) {
     out += "  " + f.code + ": " + f.summary + "\n";
-    for (const auto& c : f.culprits) out += "    culprit host=" + c.host.value_or("null") + " task=" + c.task.value_or("null") + " rank=" + (c.rank ? std::to_string(*c.rank) : "null") + "\n";
-    for (const auto& e : f.evidence) out += "    evidence " + e.bundle + ":" + e.path + ":" + std::to_string(e.line) + "\n";
+    for (const auto& c : f.culprits)
+      out += "    culprit host=" + c.host.value_or("null") + " task=" + c.task.value_or("null") +
+             " rank=" + (c.rank ? std::to_string(*c.rank) : "null") + "\n";
+    for (const auto& e : f.evidence)
+      out += "    evidence " + e.bundle + ":" + e.path + ":" + std::to_string(e.line) + "\n";
   }
   return out;
 }
@@ -181,7 +194,8 @@ TEST_P(CorpusTest, FindingsMatchExpected) {
   const Report report = session.Analyze({}, /*store_findings=*/true);
   const std::string got = Describe(report);
 
-  for (const auto& a : report.analyzers) EXPECT_NE(a.status, "failed") << a.name << ": " << a.reason;
+  for (const auto& a : report.analyzers)
+    EXPECT_NE(a.status, "failed") << a.name << ": " << a.reason;
 
   std::multiset<std::string> expected_codes, actual_codes;
   for (const auto& f : s.findings) expected_codes.insert(f.code);
@@ -201,13 +215,15 @@ TEST_P(CorpusTest, FindingsMatchExpected) {
       EXPECT_TRUE(found) << ef.code << ": expected culprit not found; findings:\n" << got;
     }
     for (const auto& ee : ef.evidence) {
-      const bool found = std::any_of(f->evidence.begin(), f->evidence.end(), [&](const Evidence& e) {
-        return e.path == ee.path && e.line == ee.line &&
-               (!ee.bundle || BaseBundleName(e.bundle) == *ee.bundle) &&
-               e.text.find(ee.contains) != std::string::npos;
-      });
+      const bool found =
+          std::any_of(f->evidence.begin(), f->evidence.end(), [&](const Evidence& e) {
+            return e.path == ee.path && e.line == ee.line &&
+                   (!ee.bundle || BaseBundleName(e.bundle) == *ee.bundle) &&
+                   e.text.find(ee.contains) != std::string::npos;
+          });
       EXPECT_TRUE(found) << ef.code << ": expected evidence " << ee.path << ":" << ee.line
-                         << " not cited; findings:\n" << got;
+                         << " not cited; findings:\n"
+                         << got;
     }
   }
 
@@ -232,13 +248,12 @@ std::vector<std::tuple<std::string, bool>> AllCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTest, ::testing::ValuesIn(AllCases()),
-                         [](const auto& info) {
-                           std::string n = std::get<0>(info.param) +
-                                           (std::get<1>(info.param) ? "_tar_zst" : "_dir");
-                           for (char& c : n) if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusTest, ::testing::ValuesIn(AllCases()), [](const auto& info) {
+  std::string n = std::get<0>(info.param) + (std::get<1>(info.param) ? "_tar_zst" : "_dir");
+  for (char& c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 // Each finding code in docs/FINDINGS.md is pinned by at least one scenario,
 // and at least two healthy scenarios exist (expected to produce nothing).
@@ -251,7 +266,8 @@ TEST(CorpusCoverage, EveryDocumentedCodeIsPinned) {
     std::string tok = doc.substr(pos + 1, end - pos - 1);
     static const char* kPrefixes[] = {"hang.", "numeric.", "comm.", "build.", "runtime."};
     for (const char* p : kPrefixes) {
-      if (tok.starts_with(p) && tok.find(' ') == std::string::npos && tok.size() > strlen(p)) documented.insert(tok);
+      if (tok.starts_with(p) && tok.find(' ') == std::string::npos && tok.size() > strlen(p))
+        documented.insert(tok);
     }
     pos = end + 1;
   }
@@ -266,7 +282,9 @@ TEST(CorpusCoverage, EveryDocumentedCodeIsPinned) {
       EXPECT_FALSE(f.evidence.empty()) << n << ": " << f.code << " pins no evidence line";
     }
   }
-  for (const auto& code : documented) EXPECT_TRUE(pinned.count(code)) << code << " is in docs/FINDINGS.md but no corpus scenario pins it";
+  for (const auto& code : documented)
+    EXPECT_TRUE(pinned.count(code))
+        << code << " is in docs/FINDINGS.md but no corpus scenario pins it";
   EXPECT_GE(healthy, 2);
 }
 
@@ -285,8 +303,10 @@ TEST(CorpusDeterminism, SameInputSameJson) {
     Session session(inputs, opts);
     session.Index(nullptr);
     const std::string json = RenderJson(session.Analyze({}, false));
-    if (i == 0) first = json;
-    else EXPECT_EQ(json, first);
+    if (i == 0)
+      first = json;
+    else
+      EXPECT_EQ(json, first);
   }
 }
 

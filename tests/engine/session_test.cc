@@ -1,5 +1,7 @@
 // The engine facade: index reuse keyed on the inputs' identity, --reindex,
 // the default index location, stored findings, and partial inputs.
+#include "engine/session.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -7,7 +9,6 @@
 #include <thread>
 
 #include "common/error.h"
-#include "engine/session.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -16,7 +17,9 @@ namespace casefile {
 namespace {
 
 constexpr const char* kDigest =
-    "E1129 09:21:26.100000  4021 hang.cc:1] Megascale detects a hang that is likely caused by bad TPU chips on the following hosts. Please remove the hosts from the fleet and restart the workload.\n"
+    "E1129 09:21:26.100000  4021 hang.cc:1] Megascale detects a hang that is likely caused by bad "
+    "TPU chips on the following hosts. Please remove the hosts from the fleet and restart the "
+    "workload.\n"
     "E1129 09:21:26.100001  4021 hang.cc:1]   The host that have bad TPUs are: host-b\n"
     "E1129 09:21:26.100002  4021 hang.cc:1]   Full error digest:\n"
     "E1129 09:21:26.100003  4021 hang.cc:1]     Potential cause: Bad TPU chips\n"
@@ -27,7 +30,9 @@ std::string MakeBundle(const test::TempDir& tmp) {
   test::WriteFile(root + "/logs/host-a/worker.log",
                   "I1129 09:20:00.000000  4021 train.py:1] step 1\n" + std::string(kDigest));
   test::WriteFile(root + "/logs/host-b/worker.log",
-                  "E1129 09:21:20.000000  4022 hang.cc:9] Megascale hang detected: Timed out waiting for 4 graphs to complete at launch_id 13650. Already completed: 100. StepGloballyInProgress: true. Timeout: 1m\n");
+                  "E1129 09:21:20.000000  4022 hang.cc:9] Megascale hang detected: Timed out "
+                  "waiting for 4 graphs to complete at launch_id 13650. Already completed: 100. "
+                  "StepGloballyInProgress: true. Timeout: 1m\n");
   return root;
 }
 
@@ -62,7 +67,8 @@ TEST(Session, ReusesIndexUntilInputsChange) {
   }
   // A changed input (new size and mtime) is never served from the old index.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  test::WriteFile(root + "/logs/host-a/worker.log", "I1129 09:20:00.000000  4021 train.py:1] only this\n");
+  test::WriteFile(root + "/logs/host-a/worker.log",
+                  "I1129 09:20:00.000000  4021 train.py:1] only this\n");
   {
     Session s({root}, opts);
     EXPECT_FALSE(s.Index(nullptr).reused);
@@ -139,7 +145,9 @@ TEST(Session, MissingInputAndQueryBeforeIndex) {
 TEST(Session, PartialInputIsReportedAndReusedAsPartial) {
   test::TempDir tmp;
   std::string big;
-  for (int i = 0; i < 30000; ++i) big += "I1129 09:21:26.123456  1234 train.py:12] line " + std::to_string(i * 7919 % 100003) + "\n";
+  for (int i = 0; i < 30000; ++i)
+    big +=
+        "I1129 09:21:26.123456  1234 train.py:12] line " + std::to_string(i * 7919 % 100003) + "\n";
   const std::string archive = tmp.Join("b.tar.zst");
   test::WriteArchive(archive, "tar.zst", {{"a.log", "first\n"}, {"b.log", big}});
   std::string bytes = test::ReadFile(archive);

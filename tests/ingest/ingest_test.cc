@@ -2,6 +2,8 @@
 // parse and index stages; SQL over the index must show each file with its
 // kind and attribution, each line with its metadata, and every skipped or
 // damaged piece as an ingest issue.
+#include "ingest/ingest.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 #include "common/error.h"
 #include "index/index_reader.h"
 #include "index/index_writer.h"
-#include "ingest/ingest.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -47,7 +48,8 @@ void MakeBundle(const std::string& root) {
   test::WriteFile(root + "/logs/host-017/worker.log",
                   "I1129 09:21:26.123456  1234 train.py:12] step 1 loss=2.5\n"
                   "\x1b[31mE1129 09:21:27.000001  1234 train.py:13] boom\x1b[0m\n"
-                  "[rank3]:[E1129 09:21:28.123456789 ProcessGroupNCCL.cpp:629] [PG ID 0 PG GUID 0 Rank 1] Watchdog caught\n"
+                  "[rank3]:[E1129 09:21:28.123456789 ProcessGroupNCCL.cpp:629] [PG ID 0 PG GUID 0 "
+                  "Rank 1] Watchdog caught\n"
                   "node-9:2017630:2017671 [2] NCCL INFO Using network IB\n"
                   "progress 10%\rprogress 50%\rprogress 100%\n"
                   "no newline at end");
@@ -60,13 +62,16 @@ void MakeBundle(const std::string& root) {
   test::WriteFile(root + "/config/ds_config.json",
                   "{\n  \"fp16\": {\"enabled\": true, \"initial_scale_power\": 16},\n"
                   "  \"train_batch_size\": 64\n}\n");
-  test::WriteFile(root + "/traces/host-017.trace.json",
-                  "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
-                  "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"/device:TPU:0\"}},"
-                  "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":10.5,\"dur\":2.25,\"name\":\"all-reduce.1\",\"args\":{\"a\":\"b\"}},"
-                  "{}]}");
-  test::WriteFile(root + "/versions/nvcc_version.txt",
-                  "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n");
+  test::WriteFile(
+      root + "/traces/host-017.trace.json",
+      "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+      "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"/device:TPU:0\"}},"
+      "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":10.5,\"dur\":2.25,\"name\":\"all-reduce.1\","
+      "\"args\":{\"a\":\"b\"}},"
+      "{}]}");
+  test::WriteFile(
+      root + "/versions/nvcc_version.txt",
+      "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n");
 }
 
 TEST(Ingest, DirectoryBundleRowsAndLines) {
@@ -77,17 +82,21 @@ TEST(Ingest, DirectoryBundleRowsAndLines) {
   auto r = Build({root}, tmp.Join("i.db"), &result);
   EXPECT_FALSE(result.partial);
 
-  const Rows files = Sql(*r, "SELECT path, kind, host, line_count FROM files WHERE entry_type='file' ORDER BY path");
+  const Rows files = Sql(
+      *r, "SELECT path, kind, host, line_count FROM files WHERE entry_type='file' ORDER BY path");
   ASSERT_EQ(files.size(), 5u);
   EXPECT_EQ(files[0], (std::vector<std::string>{"config/ds_config.json", "config", "NULL", "4"}));
   EXPECT_EQ(files[1][1], "hlo");
-  EXPECT_EQ(files[2], (std::vector<std::string>{"logs/host-017/worker.log", "log", "host-017", "6"}));
+  EXPECT_EQ(files[2],
+            (std::vector<std::string>{"logs/host-017/worker.log", "log", "host-017", "6"}));
   EXPECT_EQ(files[3][1], "trace");
   EXPECT_EQ(files[4][1], "version");
 
-  const Rows lines = Sql(*r,
+  const Rows lines = Sql(
+      *r,
       "SELECT l.line_no, l.level, l.host, l.rank, l.pid, l.text, l.message, l.ts_us FROM lines l "
-      "JOIN files f ON f.id = l.file_id WHERE f.path = 'logs/host-017/worker.log' ORDER BY l.line_no");
+      "JOIN files f ON f.id = l.file_id WHERE f.path = 'logs/host-017/worker.log' ORDER BY "
+      "l.line_no");
   ASSERT_EQ(lines.size(), 6u);
   // glog header: level, time (2026 from the file's mtime year is not assumed:
   // the mtime of a file written now is this year, so only check it is set).
@@ -135,7 +144,9 @@ TEST(Ingest, ArchiveGivesTheSameRowsAsDirectory) {
   test::ArchiveDirectory(root, tmp.Join("bundle.tar.zst"), "tar.zst");
   auto a = Build({root}, tmp.Join("a.db"));
   auto b = Build({tmp.Join("bundle.tar.zst")}, tmp.Join("b.db"));
-  const std::string q = "SELECT f.path, l.line_no, l.offset, l.level, l.host, l.rank, l.text FROM lines l JOIN files f ON f.id=l.file_id ORDER BY f.path, l.line_no";
+  const std::string q =
+      "SELECT f.path, l.line_no, l.offset, l.level, l.host, l.rank, l.text FROM lines l JOIN files "
+      "f ON f.id=l.file_id ORDER BY f.path, l.line_no";
   EXPECT_EQ(Sql(*a, q), Sql(*b, q));
   EXPECT_GT(Sql(*a, q).size(), 10u);
 }
@@ -144,7 +155,9 @@ TEST(Ingest, TruncatedArchiveKeepsWhatCameBeforeAndIsPartial) {
   test::TempDir tmp;
   std::vector<test::ArchiveMember> members;
   std::string big;
-  for (int i = 0; i < 20000; ++i) big += "I1129 09:21:26.123456  1234 train.py:12] line " + std::to_string(i * 7919 % 100003) + "\n";
+  for (int i = 0; i < 20000; ++i)
+    big +=
+        "I1129 09:21:26.123456  1234 train.py:12] line " + std::to_string(i * 7919 % 100003) + "\n";
   members.push_back({"a_first.log", "first file\nsecond line\n"});
   members.push_back({"b_big.log", big});
   members.push_back({"c_last.log", "never reached\n"});
@@ -186,9 +199,11 @@ TEST(Ingest, LongLinesAreTruncatedAndRecorded) {
 TEST(Ingest, ManifestAttributesHostsEvenWhenItComesLast) {
   test::TempDir tmp;
   const std::string archive = tmp.Join("m.tar");
-  test::WriteArchive(archive, "tar",
-                     {{"logs/train.log", "hello\n"},
-                      {"casefile.json", R"({"format_version": 1, "host": "tpu-host-a", "files": [{"path": "logs/train.log", "kind": "log", "host": "tpu-host-b"}]})"}});
+  test::WriteArchive(
+      archive, "tar",
+      {{"logs/train.log", "hello\n"},
+       {"casefile.json",
+        R"({"format_version": 1, "host": "tpu-host-a", "files": [{"path": "logs/train.log", "kind": "log", "host": "tpu-host-b"}]})"}});
   auto r = Build({archive}, tmp.Join("i.db"));
   const Rows rows = Sql(*r, "SELECT path, host FROM files ORDER BY path");
   ASSERT_EQ(rows.size(), 2u);
@@ -216,7 +231,8 @@ TEST(Ingest, ProgressCanAbort) {
   IndexWriter w(tmp.Join("i.db"));
   int calls = 0;
   try {
-    IngestInputs({tmp.Join("b")}, {}, [&](uint64_t, std::string_view) { return ++calls < 2; }, w);
+    IngestInputs(
+        {tmp.Join("b")}, {}, [&](uint64_t, std::string_view) { return ++calls < 2; }, w);
     FAIL() << "no exception";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kAborted);

@@ -32,14 +32,17 @@ Report Sample() {
   f.evidence.push_back({"host-0.tar.zst", "logs/w-0.log", 12, "bad \xff byte"});
   f.recommendation = "Remove the host.";
   r.findings.push_back(f);
-  r.ingest_issues.push_back({"host-0.tar.zst", {1, "logs/x.log", 1024, "archive_corrupt", "corrupt"}});
+  r.ingest_issues.push_back(
+      {"host-0.tar.zst", {1, "logs/x.log", 1024, "archive_corrupt", "corrupt"}});
   return r;
 }
 
 TEST(RenderJson, ShapeAndNulls) {
   const std::string json = RenderJson(Sample());
   EXPECT_NE(json.find("\"casefile_version\": "), std::string::npos);
-  EXPECT_NE(json.find("\"host\": \"w-5\",\n          \"task\": null,\n          \"rank\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"host\": \"w-5\",\n          \"task\": null,\n          \"rank\": null"),
+            std::string::npos)
+      << json;
   EXPECT_NE(json.find("\"status\": \"not_applicable\""), std::string::npos);
   EXPECT_NE(json.find("\"reason\": \"no log files in the bundle\""), std::string::npos);
   EXPECT_NE(json.find("\"kind\": \"archive_corrupt\""), std::string::npos);

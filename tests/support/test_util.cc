@@ -44,7 +44,8 @@ namespace {
 
 void Check(archive* a, int rc, const char* what) {
   if (rc < ARCHIVE_WARN) {
-    throw std::runtime_error(std::string(what) + ": " + (archive_error_string(a) ? archive_error_string(a) : "?"));
+    throw std::runtime_error(std::string(what) + ": " +
+                             (archive_error_string(a) ? archive_error_string(a) : "?"));
   }
 }
 
@@ -54,9 +55,12 @@ archive* OpenWriter(const std::string& format) {
     archive_write_set_format_zip(a);
   } else {
     archive_write_set_format_pax_restricted(a);
-    if (format == "tar.zst") archive_write_add_filter_zstd(a);
-    else if (format == "tar.gz") archive_write_add_filter_gzip(a);
-    else if (format != "tar") throw std::runtime_error("unknown format " + format);
+    if (format == "tar.zst")
+      archive_write_add_filter_zstd(a);
+    else if (format == "tar.gz")
+      archive_write_add_filter_gzip(a);
+    else if (format != "tar")
+      throw std::runtime_error("unknown format " + format);
   }
   return a;
 }
@@ -93,7 +97,8 @@ void WriteArchive(const std::string& archive_path, const std::string& format,
     }
     Check(a, archive_write_header(a, e), "header");
     if (m.type == ArchiveMember::Type::kFile && !m.content.empty()) {
-      if (archive_write_data(a, m.content.data(), m.content.size()) < 0) Check(a, ARCHIVE_FATAL, "data");
+      if (archive_write_data(a, m.content.data(), m.content.size()) < 0)
+        Check(a, ARCHIVE_FATAL, "data");
     }
     archive_entry_free(e);
   }

@@ -32,7 +32,7 @@ struct ArchiveMember {
   std::string path;
   std::string content;
   enum class Type { kFile, kDir, kSymlink, kHardlink } type = Type::kFile;
-  std::string link_target;
+  std::string link_target{};
 };
 
 // format: "tar", "tar.zst", "tar.gz", "zip". Members are written in order.
