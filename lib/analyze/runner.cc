@@ -41,16 +41,16 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
     const AnalyzerInfo& info = analyzer->info();
     if (!wanted.empty() && !wanted.count(info.name)) continue;
     AnalyzerStatus status{info.name, info.version, "ran", "", 0};
-    if (auto why = analyzer->NotApplicable(ctx)) {
-      status.status = "not_applicable";
-      status.reason = *why;
-      result.analyzers.push_back(status);
-      continue;
-    }
     // A failing analyzer is recorded and the others still run; its partial
     // findings are discarded so a report never mixes half an analysis in.
-    AnalysisContext own(index);
     try {
+      if (auto why = analyzer->NotApplicable(ctx)) {
+        status.status = "not_applicable";
+        status.reason = *why;
+        result.analyzers.push_back(status);
+        continue;
+      }
+      AnalysisContext own(index);
       analyzer->Run(own);
       auto found = own.TakeFindings();
       for (auto& f : found) {

@@ -45,6 +45,33 @@ std::string InputsIdentity(const std::vector<std::string>& inputs, const Limits&
   return id;
 }
 
+// The absolute input paths, one per line: an index built for other inputs is
+// never silently replaced (the user named it with --index).
+std::string InputPaths(const std::vector<std::string>& inputs) {
+  std::string out;
+  for (const auto& in : inputs) out += AbsolutePath(in) + "\n";
+  return out;
+}
+
+// Removes temporary index files left by a writer that was killed: same
+// directory, "<name>.tmp-<pid>-<random>", and no process <pid> alive.
+void RemoveStaleTemporaries(const fs::path& index) {
+  std::error_code ec;
+  const std::string prefix = index.filename().string() + ".tmp-";
+  for (const auto& e :
+       fs::directory_iterator(index.parent_path().empty() ? "." : index.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    const std::string pid = rest.substr(0, dash);
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (fs::exists("/proc/" + pid, ec)) continue;
+    fs::remove(e.path(), ec);
+  }
+}
+
 std::string UtcNow() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -82,13 +109,28 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
   const std::string identity = InputsIdentity(inputs_, options_.limits);
   reader_.reset();
   std::error_code ec;
-  if (!options_.reindex && fs::exists(index_path_, ec)) {
+  if (fs::exists(index_path_, ec)) {
+    std::unique_ptr<IndexReader> existing;
     try {
-      auto existing = IndexReader::Open(index_path_);
-      if (existing->Meta("inputs_identity") == identity) {
+      existing = IndexReader::Open(index_path_);
+    } catch (const Error& e) {
+      // An index of an older schema is ours to rebuild; anything else at the
+      // path is someone's file, never overwritten.
+      if (e.code() != ErrorCode::kIndexVersion) {
+        throw Error(ErrorCode::kArgument, "refusing to overwrite " + index_path_ +
+                                              ": it is not a casefile index (" + e.what() + ")");
+      }
+    }
+    if (existing) {
+      const std::string paths = existing->Meta("input_paths");
+      if (!options_.reindex && !paths.empty() && paths != InputPaths(inputs_)) {
+        throw Error(ErrorCode::kArgument,
+                    index_path_ + " is the index of other inputs; pass --reindex to replace it");
+      }
+      if (!options_.reindex && existing->Meta("inputs_identity") == identity) {
         outcome.reused = true;
         for (const auto& b : existing->Bundles()) {
-          if (b.status == "partial") {
+          if (b.status != "complete") {
             outcome.partial = true;
             outcome.errors.push_back(b.error);
           }
@@ -96,8 +138,6 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
         reader_ = std::move(existing);
         return outcome;
       }
-    } catch (const Error&) {
-      // An unreadable or old index is rebuilt, never trusted.
     }
   }
 
@@ -107,12 +147,14 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
     if (ec)
       throw Error(ErrorCode::kIo, parent.string() + ": cannot create directory: " + ec.message());
   }
+  RemoveStaleTemporaries(index_path_);
   {
     IndexWriter writer(index_path_);
     IngestResult r = IngestInputs(inputs_, options_.limits, progress, writer);
     writer.SetMeta("casefile_version", kVersionString);
     writer.SetMeta("created_at", UtcNow());
     writer.SetMeta("inputs_identity", identity);
+    writer.SetMeta("input_paths", InputPaths(inputs_));
     writer.SetMeta("input_bytes", std::to_string(r.bytes));
     writer.SetMeta("input_lines", std::to_string(r.lines));
     writer.Commit();
@@ -132,7 +174,12 @@ Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool sto
     for (const auto& f : report.findings) {
       stored.push_back({f.code, f.analyzer, SeverityName(f.severity), RenderFindingJson(f)});
     }
-    StoreFindings(index_path_, stored);
+    try {
+      StoreFindings(index_path_, stored);
+    } catch (const Error& e) {
+      // The report matters more than its copy in the index.
+      report.warnings.push_back("findings not stored in " + index_path_ + ": " + e.what());
+    }
   }
   return report;
 }

@@ -1,6 +1,7 @@
 #include "ingest/ingest.h"
 
 #include <map>
+#include <optional>
 
 #include "bundle/bundle_reader.h"
 #include "common/error.h"
@@ -13,7 +14,7 @@ namespace {
 // Bytes of content looked at before a file is classified.
 constexpr size_t kHeadBytes = 64 * 1024;
 // The manifest is parsed from memory; a larger one is not a casefile manifest.
-constexpr size_t kMaxManifestBytes = 16u << 20;
+constexpr size_t kMaxManifestBytes = 64u << 20;  // as ParseManifest's own cap
 // How often progress is reported.
 constexpr uint64_t kProgressEvery = 8u << 20;
 
@@ -50,6 +51,18 @@ class IngestVisitor : public BundleVisitor {
   void OnIssue(const IngestIssue& issue) override {
     writer_.AddIngestIssue(
         {bundle_id_, issue.path, static_cast<int64_t>(issue.offset), issue.kind, issue.message});
+    // A limit that cut an entry marks its file row; the issue may come while
+    // the entry is still being read or just after it.
+    if (issue.kind == "entry_truncated" || issue.kind == "total_limit") {
+      if (!files_.empty() && files_.back().path == issue.path) {
+        if (!files_.back().truncated) {
+          files_.back().truncated = true;
+          writer_.UpdateFile(files_.back());
+        }
+      } else {
+        cut_path_ = issue.path;
+      }
+    }
   }
 
   // The manifest may come after the files it describes (archive order), so
@@ -92,17 +105,26 @@ class IngestVisitor : public BundleVisitor {
   }
 
   void ReadFile(const EntryInfo& info, EntryData& data, FileRow& row) {
-    // Classify from the first bytes, then replay them into the sink.
+    // Classify from the first bytes, then replay them into the sink. Damage
+    // inside those first bytes must not lose them: the file still gets its
+    // row and what was read, then the error goes on to the bundle stage.
     std::string head;
     std::string_view chunk;
     bool ended = false;
-    while (head.size() < kHeadBytes) {
-      chunk = data.Next();
-      if (chunk.empty()) {
-        ended = true;
-        break;
+    std::optional<Error> damage;
+    try {
+      while (head.size() < kHeadBytes) {
+        chunk = data.Next();
+        if (chunk.empty()) {
+          ended = true;
+          break;
+        }
+        head.append(chunk);
       }
-      head.append(chunk);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kCorrupt) throw;
+      damage = e;
+      ended = true;
     }
     FileKind kind = ClassifyFile(info.path, std::string_view(head).substr(0, kHeadBytes));
     if (manifest_) {
@@ -113,7 +135,7 @@ class IngestVisitor : public BundleVisitor {
     row.id = writer_.AddFile(row);
     ++result_.files;
 
-    if (kind == FileKind::kManifest) ReadManifest(info, head, ended, data);
+    if (kind == FileKind::kManifest && !damage) ReadManifest(info, head, ended, data);
 
     FileContext ctx{bundle_id_, row.id, row.path, kind, row.host, row.rank, row.mtime};
     auto sink = MakeFileSink(ctx, limits_, writer_);
@@ -126,12 +148,12 @@ class IngestVisitor : public BundleVisitor {
       }
     } catch (const Error& e) {
       if (e.code() != ErrorCode::kCorrupt) throw;
-      // Keep what was read of this file, then let the bundle stage record
-      // where the damage is and decide whether the next entry is readable.
-      Close(*sink, row, true);
-      throw;
+      damage = e;
     }
-    Close(*sink, row, false);
+    // Keep what was read of this file, then let the bundle stage record
+    // where the damage is and decide whether the next entry is readable.
+    Close(*sink, row, damage.has_value());
+    if (damage) throw *damage;
   }
 
   void Feed(FileSink& sink, std::string_view bytes, const std::string& path) {
@@ -151,7 +173,8 @@ class IngestVisitor : public BundleVisitor {
     const FileStats& st = sink.stats();
     row.size = static_cast<int64_t>(st.bytes);
     row.line_count = static_cast<int64_t>(st.lines);
-    row.truncated = truncated;
+    row.truncated = truncated || (!cut_path_.empty() && cut_path_ == row.path);
+    cut_path_.clear();
     writer_.UpdateFile(row);
     files_.push_back(row);
     result_.lines += st.lines;
@@ -182,6 +205,7 @@ class IngestVisitor : public BundleVisitor {
   uint64_t since_progress_ = 0;
   std::optional<Manifest> manifest_;
   std::vector<FileRow> files_;
+  std::string cut_path_;  // an entry a limit cut, reported before its file closed
 };
 
 }  // namespace
@@ -191,6 +215,8 @@ IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& 
   IngestResult result;
   ReadBudget budget;
   uint64_t bytes_done = 0;
+  std::optional<Error> first_unreadable;
+  size_t unreadable = 0;
   for (const auto& input : inputs) {
     BundleRow bundle;
     bundle.name = BundleDisplayName(input);
@@ -199,7 +225,23 @@ IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& 
     bundle.status = "complete";
     bundle.id = writer.AddBundle(bundle);
     IngestVisitor visitor(bundle.id, limits, progress, writer, result, bytes_done);
-    const BundleReadResult read = ReadBundle(input, limits, budget, visitor);
+    BundleReadResult read;
+    try {
+      read = ReadBundle(input, limits, budget, visitor);
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kUnsupported && e.code() != ErrorCode::kCorrupt) throw;
+      // One unreadable input among several must not cost the report on the
+      // others: it is recorded, and the call fails only if nothing was readable.
+      if (!first_unreadable) first_unreadable = e;
+      ++unreadable;
+      bundle.status = "unreadable";
+      bundle.error = e.what();
+      writer.AddIngestIssue({bundle.id, "", 0, "bundle_unreadable", e.what()});
+      writer.UpdateBundle(bundle);
+      result.partial = true;
+      result.errors.push_back(e.what());
+      continue;
+    }
     visitor.ApplyManifest();
     bundle.format = read.format;
     bundle.entries = static_cast<int64_t>(read.entries);
@@ -213,6 +255,7 @@ IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& 
     }
     writer.UpdateBundle(bundle);
   }
+  if (unreadable == inputs.size() && first_unreadable) throw *first_unreadable;
   result.bytes = bytes_done;
   return result;
 }

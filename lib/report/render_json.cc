@@ -88,6 +88,12 @@ std::string RenderJson(const Report& report) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("ingest_issue_counts").BeginObject();
+  for (const auto& [kind, n] : report.ingest_issue_counts) w.Key(kind).Int(n);
+  w.EndObject();
+  w.Key("warnings").BeginArray();
+  for (const auto& warning : report.warnings) w.String(warning);
+  w.EndArray();
   w.EndObject();
   std::string out = w.Take();
   out += '\n';

@@ -42,18 +42,6 @@ std::string Heading(Severity s) {
   return "";
 }
 
-std::string CulpritText(const Culprit& c) {
-  std::string out;
-  auto add = [&](const std::string& k, const std::string& v) {
-    if (!out.empty()) out += ", ";
-    out += k + " " + v;
-  };
-  if (c.host) add("host", *c.host);
-  if (c.task) add("task", *c.task);
-  if (c.rank) add("rank", std::to_string(*c.rank));
-  return out.empty() ? "(unknown)" : out;
-}
-
 // Evidence text can hold anything a log held: keep it on one line and valid.
 std::string OneLine(std::string_view text, size_t max = 240) {
   std::string s = SanitizeUtf8(text.substr(0, max));
@@ -65,6 +53,18 @@ std::string OneLine(std::string_view text, size_t max = 240) {
   return s;
 }
 
+std::string CulpritText(const Culprit& c) {
+  std::string out;
+  auto add = [&](const std::string& k, const std::string& v) {
+    if (!out.empty()) out += ", ";
+    out += k + " " + v;
+  };
+  if (c.host) add("host", OneLine(*c.host, 200));
+  if (c.task) add("task", OneLine(*c.task, 200));
+  if (c.rank) add("rank", std::to_string(*c.rank));
+  return out.empty() ? "(unknown)" : out;
+}
+
 }  // namespace
 
 std::string RenderText(const Report& report, bool color) {
@@ -72,8 +72,11 @@ std::string RenderText(const Report& report, bool color) {
   std::string out;
   out += st.Wrap("1", std::string("casefile ") + kVersionString + " report") + "\n";
   for (const auto& b : report.bundles) {
-    out += "  bundle " + b.name + " (" + b.format + ", " + std::to_string(b.entries) + " entries)";
-    if (b.status != "complete") out += " " + st.Wrap("1;33", "PARTIAL: " + OneLine(b.error, 400));
+    out += "  bundle " + OneLine(b.name, 400) + " (" + OneLine(b.format, 200) + ", " +
+           std::to_string(b.entries) + " entries)";
+    if (b.status == "partial") out += " " + st.Wrap("1;33", "PARTIAL: " + OneLine(b.error, 400));
+    if (b.status == "unreadable")
+      out += " " + st.Wrap("1;31", "UNREADABLE: " + OneLine(b.error, 400));
     out += "\n";
   }
   out += "\n";
@@ -90,15 +93,16 @@ std::string RenderText(const Report& report, bool color) {
       if (f.severity != s) continue;
       out += st.Wrap(SeverityColor(s), "[" + std::string(SeverityName(s)) + "] " + f.code) + "  " +
              st.Wrap("1", f.title) + "\n";
-      out += "  " + OneLine(f.summary, 2000) + "\n";
+      out += "  " + OneLine(f.summary, 4000) + "\n";
       if (!f.culprits.empty()) {
         out += "  culprits:\n";
         for (const auto& c : f.culprits) out += "    - " + CulpritText(c) + "\n";
       }
       out += "  evidence:\n";
       for (const auto& e : f.evidence) {
-        std::string where = (report.bundles.size() > 1 ? e.bundle + ":" : "") + e.path + ":" +
-                            std::to_string(e.line);
+        std::string where =
+            OneLine((report.bundles.size() > 1 ? e.bundle + ":" : "") + e.path, 400) + ":" +
+            std::to_string(e.line);
         out += "    " + st.Wrap("36", where) + "\n      " + OneLine(e.text) + "\n";
       }
       out += "  recommendation: " + OneLine(f.recommendation, 2000) + "\n\n";
@@ -114,13 +118,24 @@ std::string RenderText(const Report& report, bool color) {
   }
 
   if (!report.ingest_issues.empty()) {
-    out += "\n" +
-           st.Wrap("1", "Ingest issues (" + std::to_string(report.ingest_issues.size()) + ")") +
-           "\n";
+    int64_t total = 0;
+    for (const auto& [kind, n] : report.ingest_issue_counts) total += n;
+    out += "\n" + st.Wrap("1", "Ingest issues (" + std::to_string(total) + ")") + "\n";
     for (const auto& i : report.ingest_issues) {
-      out += "  " + i.row.kind + " " + (i.bundle.empty() ? "" : i.bundle + ":") + i.row.path +
-             " @" + std::to_string(i.row.offset) + ": " + OneLine(i.row.message, 400) + "\n";
+      out += "  " + i.row.kind + " " +
+             OneLine((i.bundle.empty() ? "" : i.bundle + ":") + i.row.path, 400) + " @" +
+             std::to_string(i.row.offset) + ": " + OneLine(i.row.message, 400) + "\n";
     }
+    for (const auto& [kind, n] : report.ingest_issue_counts) {
+      if (n > kReportIssuesPerKind) {
+        out += "  ... and " + std::to_string(n - kReportIssuesPerKind) + " more " + kind +
+               " (all are in the index: SELECT * FROM ingest_issues WHERE kind='" + kind + "')\n";
+      }
+    }
+  }
+  if (!report.warnings.empty()) {
+    out += "\n" + st.Wrap("1;33", "Warnings") + "\n";
+    for (const auto& w : report.warnings) out += "  " + OneLine(w, 1000) + "\n";
   }
   return out;
 }

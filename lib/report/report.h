@@ -2,6 +2,7 @@
 // skipped. Rendered as JSON (the documented, deterministic shape) or text.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,17 @@ struct Report {
   std::vector<BundleRow> bundles;
   std::vector<AnalyzerStatus> analyzers;
   std::vector<Finding> findings;
+  // At most kReportIssuesPerKind issues of each kind; the counts are complete
+  // (the index holds every issue: SELECT * FROM ingest_issues).
   std::vector<ReportIngestIssue> ingest_issues;
-  bool partial() const;  // some bundle has status "partial"
+  std::map<std::string, int64_t> ingest_issue_counts;  // kind -> total
+  std::vector<std::string> warnings;  // about the analysis itself, e.g. findings not stored
+  bool partial() const;               // some bundle has status "partial"
 };
+
+// How many ingest issues of one kind a report lists; a bundle of a million
+// hostile entries must not make a million-line report.
+inline constexpr int kReportIssuesPerKind = 20;
 
 // Builds the report from an index and an analysis result.
 Report BuildReport(const IndexReader& index, AnalysisResult analysis);

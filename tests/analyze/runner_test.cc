@@ -14,13 +14,17 @@ namespace {
 
 class FakeAnalyzer : public Analyzer {
  public:
-  enum class Mode { kEmit, kThrow, kNoEvidence };
+  enum class Mode { kEmit, kThrow, kNoEvidence, kThrowInApplicability };
   FakeAnalyzer(std::string name, std::vector<std::string> kinds, Mode mode) : mode_(mode) {
     info_.name = std::move(name);
     info_.version = "1";
     info_.needed_kinds = std::move(kinds);
   }
   const AnalyzerInfo& info() const override { return info_; }
+  std::optional<std::string> NotApplicable(const AnalysisContext& ctx) const override {
+    if (mode_ == Mode::kThrowInApplicability) throw Error(ErrorCode::kInternal, "cannot decide");
+    return Analyzer::NotApplicable(ctx);
+  }
   void Run(AnalysisContext& ctx) const override {
     if (mode_ == Mode::kThrow) throw Error(ErrorCode::kInternal, "deliberate failure");
     Finding f;

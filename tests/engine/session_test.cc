@@ -90,6 +90,48 @@ TEST(Session, ReusesIndexUntilInputsChange) {
   EXPECT_EQ(entries, 1);
 }
 
+// Regression (review of issue 2): --index used to overwrite any file.
+TEST(Session, NeverOverwritesAFileThatIsNotItsIndex) {
+  test::TempDir tmp;
+  const std::string root = MakeBundle(tmp);
+  test::WriteFile(tmp.Join("precious.txt"), "keep me\n");
+  SessionOptions opts;
+  opts.index_path = tmp.Join("precious.txt");
+  Session s({root}, opts);
+  try {
+    s.Index(nullptr);
+    FAIL() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kArgument);
+    EXPECT_NE(std::string(e.what()).find("not a casefile index"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(test::ReadFile(tmp.Join("precious.txt")), "keep me\n");
+
+  // An index of other inputs is replaced only with reindex.
+  SessionOptions idx;
+  idx.index_path = tmp.Join("i.db");
+  Session(std::vector<std::string>{root}, idx).Index(nullptr);
+  Session other({root + "/logs"}, idx);
+  EXPECT_THROW(other.Index(nullptr), Error);
+  idx.reindex = true;
+  Session replace({root + "/logs"}, idx);
+  EXPECT_FALSE(replace.Index(nullptr).reused);
+}
+
+TEST(Session, RemovesTemporariesOfDeadWriters) {
+  test::TempDir tmp;
+  const std::string root = MakeBundle(tmp);
+  // pid 999999999 cannot exist (pid_max is at most 4194304).
+  test::WriteFile(tmp.Join("i.db.tmp-999999999-abcdef"), "half an index");
+  test::WriteFile(tmp.Join("other.db.tmp-999999999-abcdef"), "not ours");
+  SessionOptions opts;
+  opts.index_path = tmp.Join("i.db");
+  Session s({root}, opts);
+  s.Index(nullptr);
+  EXPECT_FALSE(fs::exists(tmp.Join("i.db.tmp-999999999-abcdef")));
+  EXPECT_TRUE(fs::exists(tmp.Join("other.db.tmp-999999999-abcdef")));
+}
+
 TEST(Session, AnalyzeStoresFindingsInTheIndex) {
   test::TempDir tmp;
   const std::string root = MakeBundle(tmp);

@@ -212,6 +212,54 @@ TEST(Ingest, ManifestAttributesHostsEvenWhenItComesLast) {
   EXPECT_EQ(Sql(*r, "SELECT host FROM bundles")[0][0], "tpu-host-a");
 }
 
+// Regression (review of issue 2): damage inside the first 64 KiB of an entry,
+// the bytes read to classify it, used to lose the entry's row and lines.
+TEST(Ingest, DamageInsideTheFirstBytesKeepsWhatWasRead) {
+  test::TempDir tmp;
+  std::string text;
+  for (int i = 0; text.size() < 40000; ++i) text += "line " + std::to_string(i) + "\n";
+  const std::string archive = tmp.Join("small.tar");
+  test::WriteArchive(archive, "tar", {{"a.log", text}});
+  std::string bytes = test::ReadFile(archive);
+  bytes.resize(512 + 20000);  // header + about half of the data
+  test::WriteFile(archive, bytes);
+  IngestResult result;
+  auto r = Build({archive}, tmp.Join("i.db"), &result);
+  EXPECT_TRUE(result.partial);
+  const Rows rows =
+      Sql(*r, "SELECT kind, truncated, line_count > 1000 FROM files WHERE path='a.log'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"log", "1", "1"}));
+  EXPECT_EQ(Sql(*r, "SELECT text FROM lines WHERE line_no=1")[0][0], "line 0");
+}
+
+TEST(Ingest, EntryLimitMarksTheFileTruncated) {
+  test::TempDir tmp;
+  test::WriteFile(tmp.Join("b/x.log"), std::string(3000, 'a') + "\n");
+  Limits limits;
+  limits.max_entry_bytes = 100;
+  auto r = Build({tmp.Join("b")}, tmp.Join("i.db"), nullptr, limits);
+  EXPECT_EQ(Sql(*r, "SELECT truncated, size FROM files WHERE path='x.log'")[0],
+            (std::vector<std::string>{"1", "100"}));
+  EXPECT_EQ(Sql(*r, "SELECT count(*) FROM ingest_issues WHERE kind='entry_truncated'")[0][0], "1");
+}
+
+TEST(Ingest, OneUnreadableInputAmongSeveralIsRecordedNotFatal) {
+  test::TempDir tmp;
+  test::WriteFile(tmp.Join("good/x.log"), "hello\n");
+  test::WriteFile(tmp.Join("garbage.tar.zst"), std::string("\x01\x02 this is not an archive", 28));
+  IngestResult result;
+  auto r = Build({tmp.Join("good"), tmp.Join("garbage.tar.zst")}, tmp.Join("i.db"), &result);
+  EXPECT_TRUE(result.partial);
+  const Rows bundles = Sql(*r, "SELECT name, status FROM bundles ORDER BY id");
+  ASSERT_EQ(bundles.size(), 2u);
+  EXPECT_EQ(bundles[0], (std::vector<std::string>{"good", "complete"}));
+  EXPECT_EQ(bundles[1], (std::vector<std::string>{"garbage.tar.zst", "unreadable"}));
+  EXPECT_EQ(Sql(*r, "SELECT count(*) FROM ingest_issues WHERE kind='bundle_unreadable'")[0][0],
+            "1");
+  EXPECT_EQ(Sql(*r, "SELECT count(*) FROM lines")[0][0], "1");
+}
+
 TEST(Ingest, UnreadableInputThrows) {
   test::TempDir tmp;
   test::WriteFile(tmp.Join("garbage.bin"), std::string("\x01\x02\x03 not an archive", 22));

@@ -65,6 +65,33 @@ TEST(RenderText, ColourOnlyWhenAsked) {
   EXPECT_NE(colour.find("\x1b[1;31m"), std::string::npos);
 }
 
+// Strings from the bundle never reach the terminal raw: a member name with a
+// newline and an escape sequence must not forge a report line or recolour it.
+TEST(RenderText, EscapesBundleControlledStrings) {
+  Report r = Sample();
+  r.findings[0].evidence[0].path = "a\n[error] fake\x1b[31m.log";
+  r.findings[0].culprits[0].host = "h\x1b]0;title\x07";
+  r.ingest_issues[0].row.path = "p\rq";
+  const std::string text = RenderText(r, false);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_EQ(text.find("\n[error] fake"), std::string::npos);
+}
+
+TEST(RenderReport, CountsAndWarnings) {
+  Report r = Sample();
+  r.ingest_issue_counts["archive_corrupt"] = 1;
+  r.ingest_issue_counts["path_rewritten"] = 100000;
+  r.warnings.push_back("findings not stored in /x.db: read-only");
+  const std::string text = RenderText(r, false);
+  EXPECT_NE(text.find("Ingest issues (100001)"), std::string::npos) << text;
+  EXPECT_NE(text.find("... and 99980 more path_rewritten"), std::string::npos) << text;
+  EXPECT_NE(text.find("findings not stored in /x.db"), std::string::npos);
+  const std::string json = RenderJson(r);
+  EXPECT_NE(json.find("\"path_rewritten\": 100000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"warnings\": [\n    \"findings not stored"), std::string::npos) << json;
+}
+
 TEST(JsonWriter, EscapesControlAndQuotes) {
   JsonWriter w(0);
   w.BeginObject().Key("k").String("a\"b\\c\n\x01").Key("n").Null().EndObject();
