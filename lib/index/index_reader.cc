@@ -173,6 +173,17 @@ std::vector<IngestIssueRow> IndexReader::IngestIssues() const {
 
 void IndexReader::ScanLines(int64_t file_id,
                             const std::function<bool(const LineRecord&)>& cb) const {
+  // Lines without their own host or rank take the file's (see lines_vtab.cc).
+  std::string file_host;
+  int64_t file_rank = -1;
+  {
+    Statement a(impl_->db, "SELECT host, rank FROM files WHERE id = ?1");
+    a.Bind(1, file_id);
+    if (a.Step()) {
+      if (!a.IsNull(0)) file_host = a.Text(0);
+      if (!a.IsNull(1)) file_rank = a.Int(1);
+    }
+  }
   Statement s(impl_->db, kBlocksOfFile);
   s.Bind(1, file_id);
   DecodedBlock block;
@@ -180,7 +191,11 @@ void IndexReader::ScanLines(int64_t file_id,
     DecodeRow(s, block);
     int64_t first_line = s.Int(0);
     for (size_t i = 0; i < block.size(); ++i) {
-      if (!cb(block.Record(i, file_id, first_line))) return;
+      LineRecord rec = block.Record(i, file_id, first_line);
+      if (rec.host.empty()) rec.host = file_host;
+      if (rec.rank == -1 && file_rank >= 0 && file_rank <= INT32_MAX)
+        rec.rank = static_cast<int32_t>(file_rank);
+      if (!cb(rec)) return;
     }
   }
 }

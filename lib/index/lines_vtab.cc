@@ -153,9 +153,13 @@ struct LinesTable {
 struct LinesCursor {
   sqlite3_vtab_cursor base;  // first: SQLite casts between the two
   LinesTable* table = nullptr;
-  Statement scan;   // blocks over a range of files
-  Statement seek;   // blocks of one file from a line on
-  Statement start;  // the block holding a given line of one file
+  Statement scan;         // blocks over a range of files
+  Statement seek;         // blocks of one file from a line on
+  Statement start;        // the block holding a given line of one file
+  Statement attribution;  // the host and rank of a file, for lines without their own
+  int64_t attribution_file = -1;
+  std::string file_host;
+  int64_t file_rank = -1;
   sqlite3_stmt* active = nullptr;
   DecodedBlock block;
   bool have_block = false;
@@ -167,6 +171,32 @@ struct LinesCursor {
 
   int64_t LineNo() const { return first_line + static_cast<int64_t>(idx); }
 };
+
+// A line stores only what its own wrappers said; a line without a host or a
+// rank takes its file's (files.host/rank), which the manifest may have set
+// after the lines were written. So `files` stays the one place to fix
+// attribution, and lines follow it.
+void LoadFileAttribution(LinesCursor& c) {
+  if (c.attribution_file == c.file_id) return;
+  if (!c.attribution) {
+    char* q = sqlite3_mprintf("SELECT host, rank FROM \"%w\".files WHERE id = ?1",
+                              c.table->schema.c_str());
+    std::string sql = q ? q : "";
+    sqlite3_free(q);
+    if (sql.empty()) throw std::bad_alloc();
+    c.attribution = Statement(c.table->db, sql);
+  }
+  c.attribution.Reset();
+  c.attribution.Bind(1, c.file_id);
+  c.file_host.clear();
+  c.file_rank = -1;
+  if (c.attribution.Step()) {
+    if (!c.attribution.IsNull(0)) c.file_host = c.attribution.Text(0);
+    if (!c.attribution.IsNull(1)) c.file_rank = c.attribution.Int(1);
+  }
+  c.attribution.Reset();
+  c.attribution_file = c.file_id;
+}
 
 std::string BlockColumns(const std::string& schema) {
   // INDEXED BY pins the (file_id, first_line) index: rows come out in order
@@ -469,14 +499,24 @@ int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       break;
     case kColHost: {
       std::string_view host = c.block.Host(c.idx);
+      if (host.empty()) {
+        LoadFileAttribution(c);
+        host = c.file_host;
+      }
       if (!host.empty()) {
         sqlite3_result_text(ctx, host.data(), static_cast<int>(host.size()), SQLITE_TRANSIENT);
       }
       break;
     }
-    case kColRank:
-      if (l.rank != -1) sqlite3_result_int64(ctx, l.rank);
+    case kColRank: {
+      int64_t rank = l.rank;
+      if (rank == -1) {
+        LoadFileAttribution(c);
+        rank = c.file_rank;
+      }
+      if (rank != -1) sqlite3_result_int64(ctx, rank);
       break;
+    }
     case kColPid:
       if (l.pid != -1) sqlite3_result_int64(ctx, l.pid);
       break;

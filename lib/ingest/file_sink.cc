@@ -9,6 +9,7 @@
 #include "parse/line/line_prefix.h"
 #include "parse/line/line_splitter.h"
 #include "parse/line/utf8.h"
+#include "parse/numeric/numeric_extractor.h"
 #include "parse/trace/trace_reader.h"
 
 namespace casefile {
@@ -25,7 +26,8 @@ int YearOf(int64_t epoch_seconds) {
 }
 
 // Every text file becomes lines (so any line can be cited as evidence);
-// HLO modules and configs are also summarised into their own tables.
+// HLO modules and configs are also summarised into their own tables, and
+// log lines also feed the numeric extractors (metrics, overflow reports).
 class LineSink : public FileSink {
  public:
   LineSink(const FileContext& ctx, const Limits& limits, IndexWriter& writer)
@@ -37,8 +39,17 @@ class LineSink : public FileSink {
     time_ctx_.default_year = ctx.mtime > 0 ? YearOf(ctx.mtime) : 1970;
     if (ctx.kind == FileKind::kHlo) hlo_.emplace(ctx.path);
     if (ctx.kind == FileKind::kConfig) config_text_.emplace();
+    if (ctx.kind == FileKind::kLog) {
+      numeric_.emplace(ctx.file_id,
+                       numeric::NumericSinks{
+                           [this](const NumericFrameRow& r) { writer_.AddNumericFrame(r); },
+                           [this](const MetricChunkRow& r) { writer_.AddMetricChunk(r); },
+                           [this](const std::string& kind, const std::string& message) {
+                             writer_.AddIngestIssue(
+                                 {ctx_.bundle_id, ctx_.path, 0, kind, ctx_.path + ": " + message});
+                           }});
+    }
     record_.file_id = ctx.file_id;
-    if (ctx.host) file_host_ = *ctx.host;
   }
 
   void Feed(std::string_view chunk) override {
@@ -56,6 +67,7 @@ class LineSink : public FileSink {
   void Finish() override {
     splitter_.Finish();
     writer_.EndFileLines(ctx_.file_id);
+    if (numeric_) numeric_->Finish();
     if (hlo_ && hlo_->is_module()) {
       HloModuleRow row = hlo_->Finish();
       row.file_id = ctx_.file_id;
@@ -94,14 +106,17 @@ class LineSink : public FileSink {
     record_.offset = raw.offset;
     record_.ts_us = p.ts_us;
     record_.level = p.level;
-    record_.rank = p.rank >= 0 ? p.rank : (ctx_.rank ? static_cast<int32_t>(*ctx_.rank) : -1);
-    record_.host = !p.host.empty() ? p.host : std::string_view(file_host_);
+    // Only what the line's own wrappers said; readers fall back to the
+    // file's attribution, which a late manifest may still change.
+    record_.rank = p.rank;
+    record_.host = p.host;
     record_.pid = p.pid;
     record_.msg_start = p.msg_start;
     record_.flags = flags;
     record_.text = text;
     writer_.AddLine(record_);
     if (hlo_) hlo_->AddLine(text);
+    if (numeric_) numeric_->AddLine(record_);
   }
 
   void FinishConfig() {
@@ -126,10 +141,10 @@ class LineSink : public FileSink {
   LineSplitter splitter_;
   TimeContext time_ctx_;
   LineRecord record_;
-  std::string file_host_;
   std::string clean_;
   std::optional<HloScanner> hlo_;
   std::optional<std::string> config_text_;
+  std::optional<numeric::NumericExtractor> numeric_;
   bool config_too_large_ = false;
   FileStats stats_;
 };

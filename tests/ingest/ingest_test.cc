@@ -210,6 +210,19 @@ TEST(Ingest, ManifestAttributesHostsEvenWhenItComesLast) {
   EXPECT_EQ(rows[0], (std::vector<std::string>{"casefile.json", "tpu-host-a"}));
   EXPECT_EQ(rows[1], (std::vector<std::string>{"logs/train.log", "tpu-host-b"}));
   EXPECT_EQ(Sql(*r, "SELECT host FROM bundles")[0][0], "tpu-host-a");
+  // Lines follow their file's attribution, also when the manifest came last.
+  EXPECT_EQ(Sql(*r,
+                "SELECT l.host FROM lines l JOIN files f ON f.id = l.file_id WHERE f.path = "
+                "'logs/train.log'")[0][0],
+            "tpu-host-b");
+  bool scanned = false;
+  const int64_t id = std::stoll(Sql(*r, "SELECT id FROM files WHERE path='logs/train.log'")[0][0]);
+  r->ScanLines(id, [&](const LineRecord& l) {
+    EXPECT_EQ(l.host, "tpu-host-b");
+    scanned = true;
+    return true;
+  });
+  EXPECT_TRUE(scanned);
 }
 
 // Regression (review of issue 2): damage inside the first 64 KiB of an entry,
