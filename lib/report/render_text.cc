@@ -72,7 +72,8 @@ std::string RenderText(const Report& report, bool color) {
   std::string out;
   out += st.Wrap("1", std::string("casefile ") + kVersionString + " report") + "\n";
   for (const auto& b : report.bundles) {
-    out += "  bundle " + OneLine(b.name, 400) + " (" + OneLine(b.format, 200) + ", " +
+    out += "  bundle " + OneLine(b.name, 400) + " (" +
+           OneLine(b.format.empty() ? "unknown format" : b.format, 200) + ", " +
            std::to_string(b.entries) + " entries)";
     if (b.status == "partial") out += " " + st.Wrap("1;33", "PARTIAL: " + OneLine(b.error, 400));
     if (b.status == "unreadable")

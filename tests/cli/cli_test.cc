@@ -486,6 +486,10 @@ TEST_F(CliTest, EveryCommandHelpIsCompleteAndMatchesHelpCommand) {
       {"show", {"--context", "--index", "--reindex", "--no-color", "--help"}},
       {"analyzers", {"--help"}},
   };
+  // Every command that indexes takes the limits, and says their defaults.
+  const std::vector<std::string> limits = {
+      "--max-entry-bytes", "--max-total-bytes", "--max-entries",   "--max-line-bytes",
+      "default 8GiB",      "default 256GiB",    "default 1000000", "default 65536"};
   for (const auto& [cmd, cmd_flags] : flags) {
     CliRun r = Cli({cmd, "--help"});
     EXPECT_EQ(r.code, 0) << cmd;
@@ -497,7 +501,18 @@ TEST_F(CliTest, EveryCommandHelpIsCompleteAndMatchesHelpCommand) {
     for (const auto& flag : cmd_flags) EXPECT_TRUE(Contains(r.out, flag)) << cmd << " " << flag;
     EXPECT_EQ(Cli({"help", cmd}).out, r.out) << cmd;
     EXPECT_EQ(Cli({cmd, "-h"}).out, r.out) << cmd;
+    for (const auto& limit : limits) {
+      EXPECT_EQ(Contains(r.out, limit), cmd != "analyzers") << cmd << " " << limit;
+    }
   }
+  // The file kinds of files.kind, binary included.
+  CliRun files = Cli({"files", "--help"});
+  for (const char* kind :
+       {"log", "hlo", "trace", "config", "version", "sysinfo", "manifest", "binary", "other"}) {
+    EXPECT_TRUE(Contains(files.out, kind)) << kind;
+  }
+  CliRun show = Cli({"show", "--help"});
+  EXPECT_TRUE(StartsWith(show.out, "Usage: casefile show BUNDLE... PATH[:LINE]")) << show.out;
   // Commands that index say where the index lives by default.
   CliRun analyze = Cli({"analyze", "--help"});
   EXPECT_TRUE(Contains(analyze.out, "CASEFILE_CACHE_DIR"));
@@ -525,10 +540,26 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
       {"query", bundle_, "SELECT 1", "--format", "yaml"},
       {"files"},
       {"show", bundle_},
-      {"show", bundle_, "logs/worker-1.log", "extra"},
       {"show", bundle_, "logs/worker-1.log", "--context", "-1"},
       {"show", bundle_, "logs/worker-1.log", "--context", "many"},
       {"analyzers", "extra"},
+      // Limits: positive integers with an optional binary unit, in range.
+      {"index", bundle_, "--max-line-bytes", "abc"},
+      {"index", bundle_, "--max-line-bytes", "0"},
+      {"index", bundle_, "--max-line-bytes", "-5"},
+      {"index", bundle_, "--max-line-bytes", "+5"},
+      {"index", bundle_, "--max-line-bytes", " 5"},
+      {"index", bundle_, "--max-line-bytes", "1.5K"},
+      {"index", bundle_, "--max-line-bytes", "10X"},
+      {"index", bundle_, "--max-line-bytes", "10KB"},
+      {"index", bundle_, "--max-line-bytes", ""},
+      {"index", bundle_, "--max-line-bytes", "4G"},  // 4294967296: one past uint32
+      {"index", bundle_, "--max-line-bytes"},
+      {"analyze", bundle_, "--max-entry-bytes", "lots"},
+      {"analyze", bundle_, "--max-total-bytes", "18446744073709551616"},  // 2^64
+      {"query", bundle_, "SELECT 1", "--max-entries", "1e6"},
+      {"files", bundle_, "--max-total-bytes", "16777216T"},  // 2^64 once scaled
+      {"show", bundle_, "worker-1.log", "--max-entries", "0"},
   };
   for (const auto& args : cases) {
     CliRun r = Cli(args);
@@ -764,16 +795,34 @@ TEST_F(CliTest, QueryOverSeveralBundlesTakesTheLastArgumentAsSql) {
   EXPECT_EQ(r.out, "name\nrun42\nrun43\n");
 }
 
+size_t Occurrences(const std::string& s, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
+  return n;
+}
+
 TEST_F(CliTest, QueryRefusesWritesAndReportsBadSql) {
-  for (const char* sql : {"DELETE FROM files", "DROP TABLE files", "PRAGMA user_version = 3"}) {
+  // The message says once that the query was refused, names the statement's
+  // action and its object, and why.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> refused = {
+      {"DELETE FROM files", {"DELETE", "files"}},
+      {"DROP TABLE files", {"DROP TABLE", "files"}},
+      {"PRAGMA user_version = 3", {"PRAGMA", "user_version"}},
+  };
+  for (const auto& [sql, names] : refused) {
     CliRun r = Cli({"query", bundle_, sql});
     EXPECT_EQ(r.code, 2) << sql << "\n" << r.err;
-    EXPECT_TRUE(StartsWith(r.err, "casefile: query refused")) << r.err;
+    EXPECT_TRUE(StartsWith(r.err, "casefile: query refused: ")) << r.err;
+    EXPECT_EQ(Occurrences(r.err, "refused"), 1u) << r.err;
+    EXPECT_EQ(Occurrences(r.err, "read-only"), 1u) << r.err;
+    for (const auto& name : names) EXPECT_TRUE(Contains(r.err, name)) << sql << "\n" << r.err;
     EXPECT_EQ(r.out, "");
   }
   CliRun attach = Cli({"query", bundle_, "ATTACH DATABASE '" + dir_.Join("x.db") + "' AS x"});
   EXPECT_EQ(attach.code, 2);
-  EXPECT_TRUE(StartsWith(attach.err, "casefile: query refused")) << attach.err;
+  EXPECT_TRUE(StartsWith(attach.err, "casefile: query refused: ")) << attach.err;
+  EXPECT_TRUE(Contains(attach.err, "ATTACH")) << attach.err;
+  EXPECT_EQ(Occurrences(attach.err, "refused"), 1u) << attach.err;
   EXPECT_FALSE(fs::exists(dir_.Join("x.db")));
 
   CliRun bad = Cli({"query", bundle_, "SELEC path FROM files"});
@@ -785,6 +834,97 @@ TEST_F(CliTest, QueryRefusesWritesAndReportsBadSql) {
   CliRun count = Cli({"query", bundle_, "SELECT count(*) AS n FROM files WHERE entry_type = 'file'",
                       "--format", "csv"});
   EXPECT_EQ(count.out, "n\n2\n");
+}
+
+// ---------------------------------------------------------------------------
+// Limits
+
+TEST_F(CliTest, MaxLineBytesTruncatesAndIsReported) {
+  const std::string bundle = dir_.Join("long");
+  const std::string long_line(300, 'x');
+  WriteFile(bundle + "/logs/long.log", "short\n" + long_line + "\nend\n");
+
+  CliRun r =
+      Cli({"analyze", bundle, "--max-line-bytes", "100", "--format", "json", "--fail-on", "never"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  Json report;
+  ASSERT_TRUE(JsonReader(r.out).Parse(report)) << r.out;
+  const Json* issues = report.Get("ingest_issues");
+  ASSERT_NE(issues, nullptr);
+  ASSERT_EQ(issues->array.size(), 1u) << r.out;
+  EXPECT_EQ(issues->array[0].Get("bundle")->string, "long");
+  EXPECT_EQ(issues->array[0].Get("path")->string, "logs/long.log");
+  EXPECT_EQ(issues->array[0].Get("kind")->string, "line_truncated");
+
+  // Line 2 keeps its first 100 bytes; the others are whole.
+  const std::string sql =
+      "SELECT l.line_no, length(CAST(l.text AS BLOB)) AS n FROM lines l JOIN files f ON f.id = "
+      "l.file_id WHERE f.path = 'logs/long.log' ORDER BY l.line_no";
+  CliRun cut = Cli({"query", bundle, sql, "--format", "csv", "--max-line-bytes=100"});
+  EXPECT_EQ(cut.code, 0) << cut.err;
+  EXPECT_EQ(cut.out, "line_no,n\n1,5\n2,100\n3,3\n");
+  CliRun text = Cli({"show", bundle, "long.log:2", "--context", "0", "--max-line-bytes", "100"});
+  EXPECT_EQ(text.out, "> 2: " + long_line.substr(0, 100) + "\n");
+
+  // Without the option the default (65536) keeps the line whole, and the
+  // index of other limits is not reused.
+  CliRun whole = Cli({"query", bundle, sql, "--format", "csv"});
+  EXPECT_EQ(whole.out, "line_no,n\n1,5\n2,300\n3,3\n");
+  CliRun plain = Cli({"analyze", bundle, "--format", "json", "--fail-on", "never"});
+  Json plain_report;
+  ASSERT_TRUE(JsonReader(plain.out).Parse(plain_report)) << plain.out;
+  EXPECT_TRUE(plain_report.Get("ingest_issues")->array.empty()) << plain.out;
+}
+
+TEST_F(CliTest, LimitValuesTakeBinaryUnits) {
+  const std::string bundle = dir_.Join("units");
+  WriteFile(bundle + "/app.log", std::string(1500, 'y') + "\n");
+  const std::string sql = "SELECT length(CAST(text AS BLOB)) AS n FROM lines";
+  const std::string index = dir_.Join("units.db");
+  for (const char* value : {"1K", "1k", "1KiB", "1kib", "1024"}) {
+    CliRun r = Cli({"query", bundle, sql, "--format", "csv", "--max-line-bytes", value});
+    EXPECT_EQ(r.code, 0) << value << "\n" << r.err;
+    EXPECT_EQ(r.out, "n\n1024\n") << value;
+  }
+  // The same limit written differently is the same index.
+  EXPECT_TRUE(StartsWith(Cli({"index", bundle, "--index", index, "--max-line-bytes", "1K"}).out,
+                         "built index "));
+  EXPECT_TRUE(StartsWith(Cli({"index", bundle, "--index", index, "--max-line-bytes", "1024"}).out,
+                         "reused index "));
+  EXPECT_TRUE(StartsWith(Cli({"index", bundle, "--index", index, "--max-line-bytes", "2K"}).out,
+                         "built index "));
+  CliRun mega = Cli({"query", bundle, sql, "--format", "csv", "--max-line-bytes", "1M"});
+  EXPECT_EQ(mega.out, "n\n1500\n");
+  // The largest accepted values.
+  EXPECT_EQ(Cli({"index", bundle, "--max-line-bytes", "4294967295", "--max-total-bytes", "16GiB",
+                 "--max-entry-bytes", "1T", "--max-entries", "2M"})
+                .code,
+            0);
+}
+
+TEST_F(CliTest, EntryAndTotalLimitsCutTheInput) {
+  // logs/coordinator.log and logs/worker-1.log are both over 100 bytes.
+  CliRun entry = Cli(
+      {"analyze", bundle_, "--max-entry-bytes", "100", "--format", "json", "--fail-on", "never"});
+  Json report;
+  ASSERT_TRUE(JsonReader(entry.out).Parse(report)) << entry.out << entry.err;
+  std::vector<std::string> cut;
+  for (const auto& issue : report.Get("ingest_issues")->array) {
+    if (issue.Get("kind")->string == "entry_truncated") cut.push_back(issue.Get("path")->string);
+  }
+  EXPECT_EQ(cut, (std::vector<std::string>{"logs/coordinator.log", "logs/worker-1.log"}))
+      << entry.out;
+
+  // Reading stops at a total or entry-count limit: the bundle is partial.
+  for (const std::vector<std::string>& flag : std::vector<std::vector<std::string>>{
+           {"--max-total-bytes", "100"}, {"--max-entries", "1"}}) {
+    std::vector<std::string> args = {"index", bundle_};
+    args.insert(args.end(), flag.begin(), flag.end());
+    CliRun r = Cli(args);
+    EXPECT_EQ(r.code, 3) << flag[0] << "\n" << r.err;
+    EXPECT_TRUE(Contains(r.err, "casefile: warning: run42 was read only in part: ")) << r.err;
+    EXPECT_TRUE(StartsWith(r.out, "built index ")) << r.out;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -877,6 +1017,71 @@ TEST_F(CliTest, ShowErrors) {
   EXPECT_TRUE(Contains(ambiguous.err, "host-a/train.log")) << ambiguous.err;
   EXPECT_TRUE(Contains(ambiguous.err, "host-b/train.log")) << ambiguous.err;
   EXPECT_EQ(Cli({"show", twins, "host-b/train.log"}).out, "1: b\n");
+}
+
+TEST_F(CliTest, ShowOverSeveralBundles) {
+  const std::string other = dir_.Join("run43");
+  WriteFile(other + "/logs/worker-1.log", "alpha\nbeta\ngamma\n");
+
+  // bundle:path:line chooses the bundle.
+  CliRun b43 = Cli({"show", bundle_, other, "run43:logs/worker-1.log:2", "--context", "0"});
+  EXPECT_EQ(b43.code, 0) << b43.err;
+  EXPECT_EQ(b43.out, "> 2: beta\n");
+  CliRun b42 = Cli({"show", bundle_, other, "run42:worker-1.log:1", "--context", "0"});
+  EXPECT_EQ(b42.code, 0) << b42.err;
+  EXPECT_EQ(b42.out, "> 1: " + kWorkerLines[0] + "\n");
+  CliRun whole = Cli({"show", bundle_, other, "run43:logs/worker-1.log"});
+  EXPECT_EQ(whole.out, "1: alpha\n2: beta\n3: gamma\n");
+
+  // Without a bundle name, a path found in one bundle only is enough ...
+  CliRun unique = Cli({"show", bundle_, other, "coordinator.log:5", "--context", "0"});
+  EXPECT_EQ(unique.code, 0) << unique.err;
+  EXPECT_EQ(unique.out, "> 5:     Potential cause: Bad TPU chips\n");
+  // ... and one in several is ambiguous, the candidates named with their bundle.
+  CliRun both = Cli({"show", bundle_, other, "logs/worker-1.log:1"});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_EQ(both.out, "");
+  EXPECT_TRUE(Contains(both.err, "\n  run42:logs/worker-1.log")) << both.err;
+  EXPECT_TRUE(Contains(both.err, "\n  run43:logs/worker-1.log")) << both.err;
+
+  CliRun absent = Cli({"show", bundle_, other, "run43:logs/coordinator.log"});
+  EXPECT_EQ(absent.code, 2);
+  EXPECT_TRUE(StartsWith(absent.err, "casefile: no file 'run43:logs/coordinator.log'"))
+      << absent.err;
+  CliRun past = Cli({"show", bundle_, other, "run43:logs/worker-1.log:4"});
+  EXPECT_EQ(past.code, 2);
+  EXPECT_TRUE(Contains(past.err, "run43:logs/worker-1.log has 3 lines")) << past.err;
+
+  // A missing bundle among several is an input error.
+  EXPECT_EQ(Cli({"show", bundle_, dir_.Join("nope"), "worker-1.log"}).code, 3);
+  // The bundle: form is accepted with one bundle too.
+  EXPECT_EQ(Cli({"show", other, "run43:worker-1.log:3", "--context", "0"}).out, "> 3: gamma\n");
+}
+
+TEST_F(CliTest, EvidenceOfASeveralBundleReportOpensWithShow) {
+  const std::string other = dir_.Join("run43");
+  WriteFile(other + "/logs/worker-1.log", "alpha\nbeta\ngamma\n");
+  CliRun r = Cli({"analyze", bundle_, other, "--format", "json", "--fail-on", "never"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  Json report;
+  ASSERT_TRUE(JsonReader(r.out).Parse(report)) << r.out;
+  size_t opened = 0;
+  for (const auto& finding : report.Get("findings")->array) {
+    for (const auto& e : finding.Get("evidence")->array) {
+      const std::string where = e.Get("bundle")->string + ":" + e.Get("path")->string + ":" +
+                                std::to_string(static_cast<long long>(e.Get("line")->number));
+      CliRun shown = Cli({"show", bundle_, other, where, "--context", "0"});
+      EXPECT_EQ(shown.code, 0) << where << "\n" << shown.err;
+      const std::string prefix =
+          "> " + std::to_string(static_cast<long long>(e.Get("line")->number)) + ": ";
+      EXPECT_EQ(shown.out, prefix + e.Get("text")->string + "\n") << where;
+      ++opened;
+    }
+  }
+  EXPECT_GT(opened, 0u) << r.out;
+  // The text report prints evidence in the same form.
+  CliRun text = Cli({"analyze", bundle_, other, "--fail-on", "never"});
+  EXPECT_TRUE(Contains(text.out, "run42:logs/coordinator.log:")) << text.out;
 }
 
 // ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
@@ -79,6 +80,47 @@ long long Args::NonNegative(const std::string& flag, long long fallback) const {
   if (v->empty() || *end != '\0' || errno != 0 || n < 0 || (*v)[0] == '+' || (*v)[0] == ' ') {
     throw UsageError(command_, "--" + flag + " needs a non-negative integer, not '" + *v + "'");
   }
+  return n;
+}
+
+uint64_t Args::Size(const std::string& flag, uint64_t fallback, uint64_t max) const {
+  std::optional<std::string> v = Value(flag);
+  if (!v) return fallback;
+  auto bad = [&](const std::string& why) {
+    return UsageError(command_, "--" + flag + " '" + *v + "' " + why);
+  };
+  const std::string& text = *v;
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) throw bad("is not a positive integer (optionally with K, M, G or T)");
+  if (digits < text.size() && (text[digits] == '.' || text[digits] == ',')) {
+    throw bad("is not a whole number");
+  }
+  std::string unit = text.substr(digits);
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const struct {
+    const char* name;
+    unsigned shift;
+  } kUnits[] = {{"", 0},   {"k", 10},   {"kib", 10}, {"m", 20},  {"mib", 20},
+                {"g", 30}, {"gib", 30}, {"t", 40},   {"tib", 40}};
+  unsigned shift = 64;
+  for (const auto& u : kUnits) {
+    if (unit == u.name) shift = u.shift;
+  }
+  if (shift == 64) throw bad("has an unknown unit (use K, M, G, T or KiB, MiB, GiB, TiB)");
+  // Digits are accumulated with an overflow check; strtoull would accept a
+  // sign and leading spaces.
+  uint64_t n = 0;
+  const std::string too_large = "is too large (at most " + std::to_string(max) + ")";
+  for (size_t i = 0; i < digits; ++i) {
+    uint64_t d = static_cast<uint64_t>(text[i] - '0');
+    if (n > (UINT64_MAX - d) / 10) throw bad(too_large);
+    n = n * 10 + d;
+  }
+  if (n == 0) throw bad("must be at least 1");
+  if (shift > 0 && n > (UINT64_MAX >> shift)) throw bad(too_large);
+  n <<= shift;
+  if (n > max) throw bad(too_large);
   return n;
 }
 

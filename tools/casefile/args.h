@@ -3,6 +3,7 @@
 // flags so a bundle or SQL may start with "-".
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,6 +33,10 @@ class Args {
                      const std::string& fallback) const;
   // A non-negative integer, or `fallback` when absent.
   long long NonNegative(const std::string& flag, long long fallback) const;
+  // A size or count of at least 1 and at most `max`: digits, optionally
+  // followed by K, M, G or T (or KiB, MiB, GiB, TiB; any case), powers of
+  // 1024. `fallback` when absent.
+  uint64_t Size(const std::string& flag, uint64_t fallback, uint64_t max) const;
 
  private:
   std::string command_;

@@ -26,6 +26,7 @@ Options:
                      (default), warning, info, or never
   --index PATH       the index file to build or reuse (default: see below)
   --reindex          rebuild the index even when an up-to-date one exists
+  --max-... N        limits of the reading (see Limits below)
   --no-store         do not save the findings into the index
   --no-color         no colour; colour is used only when stdout is a terminal
                      and NO_COLOR is unset or empty

@@ -17,7 +17,8 @@ per file, ordered by bundle and path:
 
   bundle  the bundle's name (base name of its path)
   path    the path inside the bundle
-  kind    log, hlo, trace, config, version, sysinfo, manifest or other
+  kind    log, hlo, trace, config, version, sysinfo, manifest, binary or
+          other
   host    the host the file belongs to, when known
   rank    the rank, when known
   size    bytes (decompressed)
@@ -30,6 +31,7 @@ Options:
                     JSON numbers, the rest strings)
   --index PATH      the index file to build or reuse (default: see below)
   --reindex         rebuild the index even when an up-to-date one exists
+  --max-... N       limits of the reading (see Limits below)
   -h, --help        show this help
 
 Exit codes:

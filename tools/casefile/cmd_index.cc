@@ -26,6 +26,7 @@ is a terminal. At the end one summary line is printed on stdout:
 Options:
   --index PATH   the index file to build or reuse (default: see below)
   --reindex      rebuild the index even when an up-to-date one exists
+  --max-... N    limits of the reading (see Limits below)
   -h, --help     show this help
 
 Exit codes:

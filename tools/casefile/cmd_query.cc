@@ -27,6 +27,7 @@ Options:
                     json (an array of objects; every value a string or null)
   --index PATH      the index file to build or reuse (default: see below)
   --reindex         rebuild the index even when an up-to-date one exists
+  --max-... N       limits of the reading (see Limits below)
   -h, --help        show this help
   --                end of options (for SQL that starts with '-')
 

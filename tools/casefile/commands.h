@@ -26,6 +26,7 @@ extern const char kAnalyzersHelp[];
 // Help paragraphs several commands share.
 extern const char kBundleHelp[];        // what a BUNDLE may be
 extern const char kIndexOptionsHelp[];  // --index and --reindex, the default location
+extern const char kLimitOptionsHelp[];  // --max-entry-bytes and the other limits
 
 // Prints `help` (and the shared paragraphs it names) on stdout; returns 0.
 int PrintHelp(const char* help);

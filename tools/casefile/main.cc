@@ -23,6 +23,22 @@ named after a hash of the bundles' absolute paths, and reused by later
 commands on the same bundles while they are unchanged.
 )";
 
+const char kLimitOptionsHelp[] =
+    R"(
+Limits (each part of what makes an index reusable: a changed limit rebuilds
+it). Input cut by a limit is listed in the report's ingest issues.
+  --max-entry-bytes N   decompressed bytes read from one file; the rest is
+                        skipped (default 8GiB)
+  --max-total-bytes N   decompressed bytes read from all bundles together;
+                        reading stops there (default 256GiB)
+  --max-entries N       entries (files, directories, links) read per bundle;
+                        reading stops there (default 1000000)
+  --max-line-bytes N    a longer line keeps its first N bytes and is marked
+                        truncated (default 65536; at most 4294967295)
+N is a positive integer, optionally followed by K, M, G or T (or KiB, MiB,
+GiB, TiB): powers of 1024, so 64K is 65536.
+)";
+
 namespace {
 
 struct Command {
@@ -134,6 +150,7 @@ int PrintHelp(const char* help) {
       std::fputs("\n", stdout);
       std::fputs(kBundleHelp, stdout);
       std::fputs(kIndexOptionsHelp, stdout);
+      std::fputs(kLimitOptionsHelp, stdout);
     }
   }
   return kExitOk;

@@ -1,5 +1,6 @@
 #include "open_session.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 
@@ -34,11 +35,13 @@ int OnRow(size_t count, const char* const* names, const char* const* values, voi
 }
 
 void WarnPartial(casefile_session* session) {
-  Query(session, "SELECT name, error FROM bundles WHERE status = 'partial' ORDER BY id",
+  Query(session, "SELECT name, error, status FROM bundles WHERE status <> 'complete' ORDER BY id",
         [](size_t count, const char* const*, const char* const* values) {
-          if (count >= 2) {
-            std::fprintf(stderr, "casefile: warning: %s was read only in part: %s\n",
+          if (count >= 3) {
+            const bool unreadable = values[2] && std::string_view(values[2]) == "unreadable";
+            std::fprintf(stderr, "casefile: warning: %s %s: %s\n",
                          TerminalSafe(values[0] ? values[0] : "?").c_str(),
+                         unreadable ? "could not be read at all" : "was read only in part",
                          TerminalSafe(values[1] ? values[1] : "").c_str());
           }
           return true;
@@ -54,6 +57,11 @@ IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& 
   casefile_open_options opts = CASEFILE_OPEN_OPTIONS_INIT;
   opts.index_path = index_path ? index_path->c_str() : nullptr;
   opts.reindex = args.Has("reindex") ? 1 : 0;
+  // Absent flags stay 0, which the library reads as its default.
+  opts.max_entry_bytes = args.Size("max-entry-bytes", 0, UINT64_MAX);
+  opts.max_total_bytes = args.Size("max-total-bytes", 0, UINT64_MAX);
+  opts.max_entries = args.Size("max-entries", 0, UINT64_MAX);
+  opts.max_line_bytes = static_cast<uint32_t>(args.Size("max-line-bytes", 0, UINT32_MAX));
 
   IndexedSession out;
   casefile_session* raw = nullptr;
@@ -87,9 +95,15 @@ void Query(casefile_session* session, const std::string& sql, const RowCallback&
     return;
   }
   if (status == CASEFILE_E_READ_ONLY) {
+    // The library's message already names what was refused ("query refused:
+    // DELETE from files; the index is read-only, ..."); it is completed only
+    // where it lacks a part, never prefixed a second time.
     std::string message = CleanMessage(casefile_error_message(err));
     casefile_error_free(err);
-    throw CliError(kExitUsage, "query refused, the index is read-only: " + message);
+    if (message.empty()) message = "a statement that writes";
+    if (message.compare(0, 14, "query refused:") != 0) message = "query refused: " + message;
+    if (message.find("read-only") == std::string::npos) message += " (the index is read-only)";
+    throw CliError(kExitUsage, message);
   }
   Check(status, err);
 }

@@ -26,8 +26,11 @@ using SessionPtr = std::unique_ptr<casefile_session, SessionFree>;
 using ReportPtr = std::unique_ptr<casefile_report, ReportFree>;
 using StringPtr = std::unique_ptr<char, StringFree>;
 
-// The flags every session command takes.
-inline const std::vector<FlagSpec> kSessionFlags = {{"index", true}, {"reindex", false}};
+// The flags every session command takes: where the index is, and the limits
+// of the reading (casefile_open_options).
+inline const std::vector<FlagSpec> kSessionFlags = {
+    {"index", true},           {"reindex", false},    {"max-entry-bytes", true},
+    {"max-total-bytes", true}, {"max-entries", true}, {"max-line-bytes", true}};
 
 struct IndexedSession {
   SessionPtr session;
@@ -35,7 +38,7 @@ struct IndexedSession {
   bool reused = false;
 };
 
-// Opens `inputs` with --index/--reindex from `args`, builds or reuses the
+// Opens `inputs` with --index, --reindex and the --max-* limits from `args`, builds or reuses the
 // index (progress on stderr when it is a terminal), and prints a warning per
 // input read only in part. Throws CliError on failure.
 IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args);
