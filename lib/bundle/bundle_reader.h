@@ -25,10 +25,12 @@ class BundleVisitor {
   // and the visitor need not record an issue of its own. Any other exception
   // thrown here (e.g. Error(kAborted)) propagates out of ReadBundle.
   virtual void OnEntry(const EntryInfo& info, EntryData* data) = 0;
-  // An issue about the input. "path_rewritten" and "path_invalid" arrive
-  // before the entry's OnEntry (a skipped entry has no OnEntry); issues about
-  // an entry's bytes ("entry_truncated", "total_limit", "gzip_corrupt",
-  // "archive_corrupt", "entry_unreadable") arrive after its OnEntry returns.
+  // An issue about the input. Issues about an entry's path
+  // ("path_rewritten", "path_invalid", "duplicate_entry") arrive before the
+  // entry's OnEntry (a skipped entry has no OnEntry); issues about an entry's
+  // bytes ("gzip_not_gzip", "entry_truncated", "total_limit",
+  // "gzip_corrupt", "archive_corrupt", "entry_unreadable") arrive after its
+  // OnEntry returns.
   virtual void OnIssue(const IngestIssue& issue) = 0;
 };
 
@@ -68,11 +70,20 @@ struct ReadTuning {
 // Issues (IngestIssue::kind) and their effect on the read:
 //   path_rewritten   the raw path was absolute or held '..', '.', '//', '\'
 //   path_invalid     nothing left after normalisation (or > 4096 bytes): skipped
+//   duplicate_entry  a non-directory path (after normalisation) seen again in
+//                    the same input; the message says which occurrence it
+//                    is. Every copy is delivered, in archive order (tar
+//                    extraction would keep the last). Detection keeps 64-bit
+//                    path hashes only: at most 32 bytes per distinct path,
+//                    bounded by max_entries (duplicate_paths.h)
 //   entry_limit      more than max_entries entries: partial, stops
 //   entry_truncated  an entry longer than max_entry_bytes: the rest is dropped
 //   total_limit      max_total_bytes reached across inputs: partial, stops
 //   archive_corrupt  the archive is damaged or truncated: partial, stops
 //   gzip_corrupt     the inner gzip of a *.gz member is damaged: goes on
+//   gzip_not_gzip    a *.gz member that does not start with the gzip magic
+//                    1f 8b (plain text under a .gz name, or empty): its bytes
+//                    are delivered as stored, gunzipped = false; goes on
 //   entry_unreadable one entry or directory could not be read: goes on
 BundleReadResult ReadBundle(const std::string& path, const Limits& limits, ReadBudget& budget,
                             BundleVisitor& visitor);

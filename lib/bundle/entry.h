@@ -15,7 +15,8 @@ const char* EntryTypeName(EntryType type);
 struct EntryInfo {
   // Normalised relative path inside the bundle: '/'-separated, no leading
   // '/', no '.' or '..' components, no empty components. For a member named
-  // *.gz that the reader decompresses, the path keeps its ".gz".
+  // *.gz that the reader decompresses, the path keeps its ".gz". Two entries
+  // of one input can share a path (issue "duplicate_entry").
   std::string path;
   // The path exactly as the archive or filesystem gave it.
   std::string raw_path;
@@ -31,6 +32,8 @@ struct EntryInfo {
   // directory's trailing '/' are routine and do not count).
   bool path_rewritten = false;
   // True when the data stream is the gunzipped content of a *.gz member.
+  // False for a *.gz member that does not start with the gzip magic: its
+  // bytes are delivered as stored (issue "gzip_not_gzip").
   bool gunzipped = false;
 };
 

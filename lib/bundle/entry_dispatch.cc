@@ -5,6 +5,7 @@
 #include "bundle/entry_path.h"
 #include "bundle/gzip_entry_data.h"
 #include "bundle/limited_entry_data.h"
+#include "bundle/peeked_entry_data.h"
 
 namespace casefile::bundle {
 
@@ -15,6 +16,41 @@ std::string Quote(const std::string& raw) {
   constexpr size_t kMaxQuoted = 256;
   if (raw.size() <= kMaxQuoted) return "'" + raw + "'";
   return "'" + raw.substr(0, kMaxQuoted) + "...' (" + std::to_string(raw.size()) + " bytes)";
+}
+
+constexpr std::string_view kGzipMagic("\x1f\x8b", 2);
+
+// Whether a *.gz member is to be gunzipped, from its first bytes. A member
+// that starts with the magic, or with its first byte and then ends, is gzip
+// (damage in it is gzip_corrupt); so is one whose very first read failed,
+// which keeps that failure reported as before. Anything else, an empty
+// member included, is delivered as stored.
+bool StartsLikeGzip(const PeekedEntryData& peeked) {
+  std::string_view head = peeked.head();
+  if (head.empty()) return peeked.failed();
+  return kGzipMagic.starts_with(head);
+}
+
+std::string HexBytes(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (!out.empty()) out += ' ';
+    out += kDigits[c >> 4];
+    out += kDigits[c & 0xf];
+  }
+  return out;
+}
+
+std::string Ordinal(uint32_t n) {
+  const uint32_t last_two = n % 100;
+  const char* suffix = "th";
+  if (last_two < 11 || last_two > 13) {
+    if (n % 10 == 1) suffix = "st";
+    if (n % 10 == 2) suffix = "nd";
+    if (n % 10 == 3) suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
 }
 
 }  // namespace
@@ -74,14 +110,34 @@ bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
     if (!target.empty()) info.link_target = std::move(target);
   }
 
+  if (info.type != EntryType::kDirectory) {
+    // Both copies are delivered: the visitor sees what the archive holds,
+    // and the later one is what tar extraction would leave on disk.
+    const uint32_t occurrence = seen_paths_.Add(info.path);
+    if (occurrence > 1) {
+      Issue(info.path, 0, "duplicate_entry",
+            input_ + ": entry '" + info.path + "' (raw path " + Quote(info.raw_path) + ") is the " +
+                Ordinal(occurrence) +
+                " occurrence of this path in the input; every copy is delivered, and "
+                "extracting the archive would keep only the last");
+    }
+  }
+
   failure_.Reset(info.path);
+  std::optional<PeekedEntryData> peeked;
   std::optional<GzipEntryData> gzip;
   std::optional<LimitedEntryData> limited;
+  bool not_gzip = false;
   if (source) {
     EntryData* top = source;
     if (info.type == EntryType::kFile && HasGzipSuffix(info.path)) {
-      top = &gzip.emplace(*source, failure_);
-      info.gunzipped = true;
+      top = &peeked.emplace(*source, kGzipMagic.size());
+      if (StartsLikeGzip(*peeked)) {
+        top = &gzip.emplace(*peeked, failure_);
+        info.gunzipped = true;
+      } else {
+        not_gzip = true;
+      }
     }
     limited.emplace(*top, limits_, budget_);
   }
@@ -98,6 +154,14 @@ bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
   uint64_t delivered = limited ? limited->offset() : 0;
   result_.bytes += delivered;
 
+  if (not_gzip) {
+    std::string what = peeked->head().empty() ? std::string("is empty")
+                                              : "starts with " + HexBytes(peeked->head()) +
+                                                    ", not the gzip magic 1f 8b";
+    Issue(info.path, 0, "gzip_not_gzip",
+          input_ + ": entry '" + info.path + "' is named *.gz but " + what +
+              "; its bytes are delivered as stored, not gunzipped");
+  }
   if (limited && limited->cut() == Cut::kEntryCap) {
     Issue(info.path, delivered, "entry_truncated",
           input_ + ": entry '" + info.path + "' is longer than max_entry_bytes (" +

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bundle/bundle_reader.h"
+#include "bundle/duplicate_paths.h"
 #include "bundle/entry.h"
 #include "bundle/entry_failure.h"
 #include "common/limits.h"
@@ -50,6 +51,8 @@ class EntryDispatcher {
   BundleVisitor& visitor_;
   BundleReadResult& result_;
   EntryFailure failure_;
+  // Non-directory paths delivered so far (duplicate_entry).
+  DuplicatePaths seen_paths_;
   uint64_t headers_ = 0;
   // The last path delivered, to name where damage between entries was found.
   std::string last_path_;

@@ -51,19 +51,21 @@ bool GzipEntryData::Open() {
         archive_filter_code(reader_, 0) == ARCHIVE_FILTER_GZIP) {
       return false;
     }
-    if (archive_filter_count(reader_) == 1) Fail("empty member, not gzip data");
+    if (archive_filter_count(reader_) == 1) Fail("truncated gzip header");
     Fail("truncated or corrupt gzip header");
   }
   archive_entry* entry = nullptr;
   int rc = archive_read_next_header(reader_, &entry);
   if (rc == ARCHIVE_EOF) return false;
   if (rc < ARCHIVE_WARN) Fail("cannot read the gzip stream");
-  // Without a gzip header the raw format passes the bytes through: a member
-  // named *.gz that is not gzip is reported rather than passed off as text.
+  // Only members that start with the gzip magic come here (the dispatcher
+  // delivers the others as stored). When libarchive still refuses the
+  // header (a bad method or flag byte, a header cut short) the raw format
+  // would pass the bytes through: that is gzip damage, reported as such.
   if (archive_filter_code(reader_, 0) != ARCHIVE_FILTER_GZIP) {
     if (source_error_) std::rethrow_exception(source_error_);
     throw failure_.Record(FailedLayer::kGzip, ErrorCode::kCorrupt, 0, -1,
-                          "no gzip header: the member is not gzip data");
+                          "the gzip magic is not followed by a valid gzip header");
   }
   return true;
 }

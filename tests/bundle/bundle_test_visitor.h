@@ -34,6 +34,7 @@ class RecordingVisitor : public BundleVisitor {
   bool swallow_errors = false;
 
   void OnEntry(const EntryInfo& info, EntryData* data) override {
+    events.push_back("entry " + info.path);
     entries.push_back({});
     SeenEntry& seen = entries.back();
     seen.info = info;
@@ -55,7 +56,10 @@ class RecordingVisitor : public BundleVisitor {
     }
   }
 
-  void OnIssue(const IngestIssue& issue) override { issues.push_back(issue); }
+  void OnIssue(const IngestIssue& issue) override {
+    events.push_back("issue " + issue.kind + " " + issue.path);
+    issues.push_back(issue);
+  }
 
   const SeenEntry* Find(const std::string& path) const {
     for (const auto& e : entries) {
@@ -80,6 +84,8 @@ class RecordingVisitor : public BundleVisitor {
 
   std::vector<SeenEntry> entries;
   std::vector<IngestIssue> issues;
+  // Both, in arrival order: "entry <path>", "issue <kind> <path>".
+  std::vector<std::string> events;
 };
 
 inline ArchiveMember File(const std::string& path, const std::string& content) {

@@ -1,5 +1,6 @@
 // *.gz members are delivered gunzipped; a broken inner gzip is reported as
-// gzip_corrupt and the members after it are still read.
+// gzip_corrupt and the members after it are still read; a *.gz member that is
+// not gzip at all is delivered as stored and reported as gzip_not_gzip.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -52,7 +53,8 @@ TEST(GzipMemberTest, WorksForDirectoryInputs) {
   TempDir tmp;
   const std::string log = TextBytes(300000, "rank3");
   WriteFile(tmp.Join("d/rank3.log.gz"), Gzip(log));
-  for (size_t chunk : {size_t{3}, size_t{256 * 1024}}) {
+  // One-byte reads: the gzip magic is read ahead across two chunks.
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{256 * 1024}}) {
     RecordingVisitor v;
     ReadBudget budget;
     ReadTuning tuning;
@@ -99,7 +101,7 @@ TEST(GzipMemberTest, CorruptGzipIsReportedAndTheNextMembersStillRead) {
     BundleReadResult r = Read(path, v);
     ASSERT_EQ(v.entries.size(), 5u) << format;
     EXPECT_EQ(v.entries[0].bytes, "alpha\n");
-    for (int i = 1; i <= 3; ++i) {
+    for (int i = 1; i <= 2; ++i) {
       EXPECT_TRUE(v.entries[i].threw) << format << " " << v.entries[i].info.path;
       EXPECT_EQ(v.entries[i].code, ErrorCode::kCorrupt);
       EXPECT_NE(v.entries[i].error.find("'" + v.entries[i].info.path + "'"), std::string::npos)
@@ -112,8 +114,12 @@ TEST(GzipMemberTest, CorruptGzipIsReportedAndTheNextMembersStillRead) {
     EXPECT_EQ(v.entries[4].bytes, "omega\n");
     EXPECT_FALSE(v.entries[4].threw);
 
+    // Not gzip at all: delivered as stored (see NotGzipIsDeliveredAsStored).
+    EXPECT_FALSE(v.entries[3].threw);
+    EXPECT_EQ(v.entries[3].bytes, "plain text\n");
+
     std::vector<IngestIssue> issues = v.IssuesOf("gzip_corrupt");
-    ASSERT_EQ(issues.size(), 3u) << format;
+    ASSERT_EQ(issues.size(), 2u) << format;
     EXPECT_EQ(issues[0].path, "bad-block.log.gz");
     EXPECT_EQ(issues[0].offset, 0u);
     EXPECT_EQ(issues[1].path, "cut.log.gz");
@@ -121,11 +127,114 @@ TEST(GzipMemberTest, CorruptGzipIsReportedAndTheNextMembersStillRead) {
     EXPECT_NE(issues[1].message.find("decompressed offset " + std::to_string(cut.bytes.size())),
               std::string::npos)
         << issues[1].message;
-    EXPECT_EQ(issues[2].path, "not-gzip.gz");
+    EXPECT_EQ(v.IssuesOf("gzip_not_gzip").size(), 1u);
     EXPECT_EQ(v.issues.size(), 3u);
     EXPECT_FALSE(r.partial) << r.error;
     EXPECT_EQ(r.entries, 5u);
   }
+}
+
+TEST(GzipMemberTest, NotGzipIsDeliveredAsStored) {
+  // Collectors name files freely: a plain log saved as *.gz must not lose
+  // its lines. Only the first two bytes decide (RFC 1952: ID1 31, ID2 139).
+  TempDir tmp;
+  const std::string log = TextBytes(300000, "rank0");
+  const std::vector<ArchiveMember> members = {
+      File("logs/rank0.log.gz", log),
+      File("empty.log.gz", ""),
+      File("one-byte.gz", "x"),
+      File("first-byte-only.gz",
+           "\x1f"
+           "abc"),
+      File("real.log.gz", Gzip("real\n")),
+  };
+  std::vector<std::string> inputs;
+  for (const std::string format : {"tar", "tar.zst", "zip"}) {
+    inputs.push_back(tmp.Join("b." + format));
+    WriteArchive(inputs.back(), format, members);
+  }
+  for (const ArchiveMember& m : members) WriteFile(tmp.Join("d/" + m.path), m.content);
+  inputs.push_back(tmp.Join("d"));
+
+  for (const std::string& input : inputs) {
+    for (size_t chunk : {size_t{1}, size_t{7}, size_t{256 * 1024}}) {
+      RecordingVisitor v;
+      ReadBudget budget;
+      ReadTuning tuning;
+      tuning.file_chunk_bytes = chunk;
+      BundleReadResult r = ReadBundle(input, Limits{}, budget, v, tuning);
+      const std::string label = input + " chunk " + std::to_string(chunk);
+      EXPECT_FALSE(r.partial) << label << ": " << r.error;
+      // (A directory input also gives the "logs" directory.)
+      size_t files = 0;
+      for (const SeenEntry& e : v.entries) files += e.has_data ? 1 : 0;
+      ASSERT_EQ(files, 5u) << label;
+
+      const SeenEntry* plain = v.Find("logs/rank0.log.gz");
+      ASSERT_NE(plain, nullptr) << label;
+      EXPECT_FALSE(plain->info.gunzipped) << label;
+      EXPECT_FALSE(plain->threw) << label << ": " << plain->error;
+      EXPECT_TRUE(plain->bytes == log) << label;
+      EXPECT_TRUE(plain->offsets_consistent) << label;
+      EXPECT_EQ(plain->info.size, static_cast<int64_t>(log.size())) << label;
+
+      const SeenEntry* empty = v.Find("empty.log.gz");
+      ASSERT_NE(empty, nullptr) << label;
+      EXPECT_FALSE(empty->info.gunzipped);
+      EXPECT_FALSE(empty->threw);
+      EXPECT_EQ(empty->bytes, "");
+      EXPECT_EQ(v.Find("one-byte.gz")->bytes, "x") << label;
+      EXPECT_FALSE(v.Find("one-byte.gz")->info.gunzipped) << label;
+      EXPECT_EQ(v.Find("first-byte-only.gz")->bytes,
+                "\x1f"
+                "abc")
+          << label;
+      EXPECT_FALSE(v.Find("first-byte-only.gz")->info.gunzipped) << label;
+      EXPECT_TRUE(v.Find("real.log.gz")->info.gunzipped) << label;
+      EXPECT_EQ(v.Find("real.log.gz")->bytes, "real\n") << label;
+
+      // Issues arrive in entry order; directories are read in sorted order.
+      std::vector<IngestIssue> issues = v.IssuesOf("gzip_not_gzip");
+      ASSERT_EQ(issues.size(), 4u) << label;
+      EXPECT_EQ(v.issues.size(), 4u) << label;
+      auto issue_of = [&](const std::string& path) -> const IngestIssue* {
+        for (const IngestIssue& i : issues) {
+          if (i.path == path) return &i;
+        }
+        return nullptr;
+      };
+      const IngestIssue* text = issue_of("logs/rank0.log.gz");
+      ASSERT_NE(text, nullptr) << label;
+      EXPECT_EQ(text->offset, 0u);
+      // "line 0 of rank0": 'l' 'i'.
+      EXPECT_NE(text->message.find("'logs/rank0.log.gz'"), std::string::npos) << text->message;
+      EXPECT_NE(text->message.find("starts with 6c 69, not the gzip magic 1f 8b"),
+                std::string::npos)
+          << text->message;
+      ASSERT_NE(issue_of("empty.log.gz"), nullptr) << label;
+      EXPECT_NE(issue_of("empty.log.gz")->message.find("is empty"), std::string::npos);
+      ASSERT_NE(issue_of("one-byte.gz"), nullptr) << label;
+      EXPECT_NE(issue_of("one-byte.gz")->message.find("starts with 78,"), std::string::npos);
+      ASSERT_NE(issue_of("first-byte-only.gz"), nullptr) << label;
+      EXPECT_NE(issue_of("first-byte-only.gz")->message.find("starts with 1f 61,"),
+                std::string::npos);
+    }
+  }
+}
+
+TEST(GzipMemberTest, GzipMagicCutShortIsStillGzipDamage) {
+  // The first magic byte and nothing more: a gzip file cut at byte 1.
+  TempDir tmp;
+  WriteArchive(tmp.Join("b.tar"), "tar", {File("cut.log.gz", "\x1f"), File("z.log", "z\n")});
+  RecordingVisitor v;
+  BundleReadResult r = Read(tmp.Join("b.tar"), v);
+  ASSERT_EQ(v.entries.size(), 2u);
+  EXPECT_TRUE(v.entries[0].info.gunzipped);
+  EXPECT_TRUE(v.entries[0].threw);
+  EXPECT_EQ(v.IssuesOf("gzip_corrupt").size(), 1u);
+  EXPECT_TRUE(v.IssuesOf("gzip_not_gzip").empty());
+  EXPECT_EQ(v.entries[1].bytes, "z\n");
+  EXPECT_FALSE(r.partial);
 }
 
 TEST(GzipMemberTest, CorruptGzipCaughtByTheVisitorIsStillReported) {

@@ -34,9 +34,7 @@ TEST(ClassifyKindTest, BinaryByContent) {
   std::string xplane("\x0a\x12/host:CPU\x00\x01\x02", 13);
   EXPECT_EQ(ClassifyFile("plugins/profile/2023_01_22_17_22_49/taurusi8017.xplane.pb", xplane),
             FileKind::kBinary);
-  // Names lie: a NUL byte makes even a .log binary.
-  EXPECT_EQ(ClassifyFile("rank0.log", std::string("ok\0\0\0", 5)), FileKind::kBinary);
-  // Control bytes without NUL, more than 10% of the sample.
+  // Control bytes without NUL, more than 30% of the head.
   EXPECT_EQ(ClassifyFile("blob",
                          "\x01\x02\x03\x04\x05"
                          "abcd"),
@@ -46,6 +44,99 @@ TEST(ClassifyKindTest, BinaryByContent) {
   // An empty file is binary only by a binary name.
   EXPECT_EQ(ClassifyFile("dump/module_0001.jit_f.hlo.pb", ""), FileKind::kBinary);
   EXPECT_EQ(ClassifyFile("nccl_trace_rank_0", ""), FileKind::kLog);
+}
+
+// A host that lost power leaves zero-filled blocks where the last writes
+// were: the log around them is the evidence and must stay a log.
+// `lines` lines of about 80 bytes, then a 4 KiB zeroed block, then one more.
+std::string CrashedLog(int lines) {
+  std::string log;
+  for (int i = 0; i < lines; ++i) {
+    log += "[rank3]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 3] step " +
+           std::to_string(i) + "\n";
+  }
+  log += std::string(4096, '\0');
+  log += "[rank3]: Traceback (most recent call last):\n";
+  return log;
+}
+
+TEST(ClassifyKindTest, LogNamesWithNulBlocksStayLogs) {
+  // 40 lines and 4 KiB of zeros: more than half of the head is NUL.
+  const std::string log = CrashedLog(40);
+  EXPECT_EQ(ClassifyFile("host-3/rank3.log", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("host-3/train.out", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("slurm-1234.err", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("attempt_0/3/stderr.log", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("host-3/stdout", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("job.stderr", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("host-3/rank3.log.gz", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("kern.log.1", "x" + log), FileKind::kSysinfo);
+  // No extension under logs/: a log name too.
+  EXPECT_EQ(ClassifyFile("host-3/logs/worker3", log), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("rank0.log", std::string("ok\0\0\0", 5)), FileKind::kLog);
+  // Even a head that is all zeros (the block lost was the first one).
+  EXPECT_EQ(ClassifyFile("rank0.log", std::string(kClassifyHeadBytes, '\0')), FileKind::kLog);
+}
+
+TEST(ClassifyKindTest, LogNamesCountOnlyNonNulControlBytes) {
+  // 70 letters and 30 control bytes among the non-NUL ones: 30%, not more.
+  std::string head = std::string(70, 'a') + std::string(30, '\x01') + std::string(500, '\0');
+  EXPECT_EQ(ClassifyFile("x.log", head), FileKind::kLog);
+  head = std::string(69, 'a') + std::string(31, '\x01') + std::string(500, '\0');
+  EXPECT_EQ(ClassifyFile("x.log", head), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("x.txt",
+                         "\x01\x02\x03\x04\x05"
+                         "abcd"),
+            FileKind::kBinary);
+}
+
+TEST(ClassifyKindTest, OtherNamesAreBinaryAboveThirtyPercentNonText) {
+  // No extension outside logs/: NUL and control bytes count alike.
+  std::string head = std::string(70, 'a') + std::string(30, '\0');
+  EXPECT_EQ(ClassifyFile("host-3/console", head), FileKind::kLog);
+  head = std::string(69, 'a') + std::string(16, '\0') + std::string(15, '\x02');
+  EXPECT_EQ(ClassifyFile("host-3/console", head), FileKind::kBinary);
+  // 400 lines (32 KiB) and 4 KiB of zeros: about 11% NUL.
+  EXPECT_EQ(ClassifyFile("host-3/console", CrashedLog(400)), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("host-3/console", CrashedLog(40)), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("data/worker3", std::string(600, '\0') + "tail\n"), FileKind::kBinary);
+  // DEL counts as control; tab, CR, FF, VT, BS and ESC do not.
+  EXPECT_EQ(ClassifyFile("blob", std::string(4, '\x7f') + "abcdefg"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("blob", "\t\r\f\v\b\x1b[0m"), FileKind::kLog);
+  // Bytes >= 0x80 are text, valid UTF-8 or not.
+  EXPECT_EQ(ClassifyFile("blob", "\xff\xfe\xe2\x96\x88\x80"), FileKind::kLog);
+}
+
+TEST(ClassifyKindTest, BinaryMagicWinsOverALogName) {
+  EXPECT_EQ(ClassifyFile("a.out", std::string("\x7f"
+                                              "ELF\x02\x01\x01\0",
+                                              8)),
+            FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("plot.txt", "\x89PNG\r\n\x1a\nxxxx"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("photo.log", "\xff\xd8\xff\xe0"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("rank0.log", "\x28\xb5\x2f\xfd\x04"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("logs/old.log", std::string("\xfd"
+                                                     "7zXZ\0\0",
+                                                     7)),
+            FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("logs/old", "BZh91AY&SYxx"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("logs/old", "7z\xbc\xaf\x27\x1c"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("logs/bundle", "PK\x03\x04"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("logs/arr", "\x93NUMPY\x01\x00"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("logs/db", std::string("SQLite format 3\0", 16)), FileKind::kBinary);
+  // The NCCL flight recorder dumps pickles with no extension (formats.md).
+  EXPECT_EQ(ClassifyFile("logs/nccl_trace_rank_0", "\x80\x04\x95\x10"), FileKind::kBinary);
+  // Prefixes of magics are text.
+  EXPECT_EQ(ClassifyFile("notes.txt", "BZh is not bzip2\n"), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("notes.txt", "PK is not zip\n"), FileKind::kLog);
+}
+
+TEST(ClassifyKindTest, BinaryNamesNeedOneNonTextByte) {
+  // A protobuf: field 1, length 5, then bytes; no magic, one control byte.
+  EXPECT_EQ(ClassifyFile("dump/module_0001.jit_f.hlo.pb", "\x0a\x05jit_f"), FileKind::kBinary);
+  EXPECT_EQ(ClassifyFile("w.safetensors", std::string("H\0\0\0{\"a\":1}", 10)), FileKind::kBinary);
+  // Text under a binary name is read as text.
+  EXPECT_EQ(ClassifyFile("notes.bin", "just words\n"), FileKind::kLog);
 }
 
 TEST(ClassifyKindTest, TextWithAnsiAndTabsIsNotBinary) {
@@ -195,6 +286,14 @@ TEST(ClassifyKindTest, SysinfoByContent) {
                          "May 15 23:09:30 node03 kernel: [  518.050606] oom_reaper: "
                          "reaped process 7899 (python)\n"),
             FileKind::kSysinfo);
+  // dmesg -r keeps the priority; rsyslog and journalctl -o short-iso write
+  // RFC 3339 times.
+  EXPECT_EQ(ClassifyFile("k.txt", "<6>[    0.000000] Linux version 5.15.0-91-generic\n"),
+            FileKind::kSysinfo);
+  EXPECT_EQ(ClassifyFile("k.txt", "2024-05-01T12:00:00.123456+00:00 host-3 kernel: NVRM: Xid 79\n"),
+            FileKind::kSysinfo);
+  EXPECT_EQ(ClassifyFile("k.txt", "<html>[  518.050606]\n"), FileKind::kLog);
+  EXPECT_EQ(ClassifyFile("k.txt", "2024-05-01T12:00:00Z train step: loss 3.2\n"), FileKind::kLog);
   EXPECT_EQ(ClassifyFile("mem.txt", "MemTotal:       2113741352 kB\nMemFree:  1 kB\n"),
             FileKind::kSysinfo);
   EXPECT_EQ(ClassifyFile("disk.txt", "Filesystem      Size  Used Avail Use% Mounted on\n"),

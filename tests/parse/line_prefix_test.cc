@@ -27,6 +27,7 @@ void ExpectNoWrapper(std::string_view line) {
   EXPECT_EQ(p.ts_us, kNoTimestamp) << line;
   EXPECT_EQ(p.level, Level::kUnknown) << line;
   EXPECT_EQ(p.rank, -1) << line;
+  EXPECT_EQ(p.local_rank, -1) << line;
   EXPECT_EQ(p.pid, -1) << line;
   EXPECT_TRUE(p.host.empty()) << line;
 }
@@ -175,10 +176,39 @@ TEST(LinePrefix, TorchRank) {
   line = "[rank0]:   File \"/x.py\", line 3, in <module>";
   EXPECT_EQ(Msg(line, Parse(line)), "  File \"/x.py\", line 3, in <module>");
 
-  line = "[default3]:Traceback (most recent call last):";
-  p = Parse(line);
-  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.local_rank, -1);
+}
+
+TEST(LinePrefix, TorchrunTagIsTheLocalRank) {
+  // torchrun --tee writes "[<role>N]:" with N the local rank (tail_log.py:
+  // f"[{name}{local_rank}]:", role "default" unless --role): every host has
+  // a "[default0]:", so it must not pass for global rank 0.
+  std::string_view line = "[default3]:Traceback (most recent call last):";
+  LinePrefix p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapTorchRank);
+  EXPECT_EQ(p.rank, -1);
+  EXPECT_EQ(p.local_rank, 3);
   EXPECT_EQ(Msg(line, p), "Traceback (most recent call last):");
+
+  line = "[trainer12]:  File \"/x.py\", line 3";
+  p = Parse(line);
+  EXPECT_EQ(p.rank, -1);
+  EXPECT_EQ(p.local_rank, 12);
+  EXPECT_EQ(Msg(line, p), "  File \"/x.py\", line 3");
+
+  // Under a launcher that names the global rank, both are known.
+  line = "[1,13]<stderr>:[default5]:[rank13]: RuntimeError: CUDA error";
+  p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapMpirun | kWrapTorchRank);
+  EXPECT_EQ(p.rank, 13);
+  EXPECT_EQ(p.local_rank, 5);
+  EXPECT_EQ(Msg(line, p), "RuntimeError: CUDA error");
+
+  line = "  7: [default1]:x";
+  p = Parse(line);
+  EXPECT_EQ(p.rank, 7);
+  EXPECT_EQ(p.local_rank, 1);
+  EXPECT_EQ(Msg(line, p), "x");
 }
 
 TEST(LinePrefix, GroupRankInsideMessageIsNotTheRank) {
@@ -497,6 +527,97 @@ TEST(LinePrefix, DmesgIsoTime) {
   EXPECT_EQ(Msg(line, p), "Out of memory: Killed process 1440763 (perl)");
 }
 
+TEST(LinePrefix, SyslogRfc3339) {
+  // rsyslog's RSYSLOG_FileFormat and journalctl -o short-iso(-precise).
+  std::string_view line = "2024-05-01T12:00:00.123456+00:00 host-3 kernel: Out of memory";
+  LinePrefix p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapSyslog);
+  EXPECT_EQ(p.ts_us, 1714564800 * kUs + 123456);
+  EXPECT_EQ(p.host, "host-3");
+  EXPECT_EQ(p.pid, -1);
+  EXPECT_EQ(Msg(line, p), "Out of memory");
+
+  line = "2024-05-01T14:00:00+02:00 node-7 python3[4242]: Killed";
+  p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapSyslog);
+  EXPECT_EQ(p.ts_us, 1714564800 * kUs);
+  EXPECT_EQ(p.host, "node-7");
+  EXPECT_EQ(p.pid, 4242);
+  EXPECT_EQ(Msg(line, p), "Killed");
+
+  line = "2024-05-01T12:00:00+0000 gpu017 kernel: [  518.050606] NVRM: Xid 79";
+  p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapSyslog | kWrapDmesg);
+  EXPECT_EQ(p.ts_us, 1714564800 * kUs);
+  EXPECT_EQ(p.host, "gpu017");
+  EXPECT_DOUBLE_EQ(p.monotonic_s, 518.050606);
+  EXPECT_EQ(Msg(line, p), "NVRM: Xid 79");
+}
+
+TEST(LinePrefix, IsoTimeBeforeAnOrdinaryMessageIsNotSyslog) {
+  // Without the kernel's tag or a pid, "word word:" after an ISO time is the
+  // program's own message.
+  std::string_view line = "2024-05-01T12:00:00Z train step: loss 3.2";
+  LinePrefix p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapIsoTime);
+  EXPECT_EQ(p.ts_us, 1714564800 * kUs);
+  EXPECT_TRUE(p.host.empty());
+  EXPECT_EQ(Msg(line, p), "train step: loss 3.2");
+  // No zone: not the syslog form.
+  line = "2024-05-01T12:00:00.123 host-3 kernel: x";
+  p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapIsoTime);
+  EXPECT_TRUE(p.host.empty());
+  EXPECT_EQ(Msg(line, p), "host-3 kernel: x");
+  // Python logging's space-separated time.
+  line = "2024-05-01 12:00:00+00:00 host-3 kernel: x";
+  p = Parse(line);
+  EXPECT_TRUE(p.host.empty());
+}
+
+TEST(LinePrefix, DmesgPriority) {
+  // dmesg -r: "<level>" (or "<facility*8+level>") before the stamp.
+  std::string_view line = "<3>[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off";
+  LinePrefix p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapPriority | kWrapDmesg);
+  EXPECT_EQ(p.level, Level::kError);
+  EXPECT_DOUBLE_EQ(p.monotonic_s, 1234.56789);
+  EXPECT_EQ(Msg(line, p), "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off");
+
+  struct Case {
+    std::string_view line;
+    Level level;
+  };
+  const Case cases[] = {
+      {"<0>[    1.000000] x", Level::kFatal},   {"<1>[    1.000000] x", Level::kFatal},
+      {"<2>[    1.000000] x", Level::kFatal},   {"<3>[    1.000000] x", Level::kError},
+      {"<4>[    1.000000] x", Level::kWarning}, {"<5>[    1.000000] x", Level::kInfo},
+      {"<6>[    1.000000] x", Level::kInfo},    {"<7>[    1.000000] x", Level::kDebug},
+      {"<30>[    1.000000] x", Level::kInfo},   {"<191>[    1.000000] x", Level::kDebug},
+  };
+  for (const Case& c : cases) {
+    p = Parse(c.line);
+    EXPECT_EQ(p.level, c.level) << c.line;
+    EXPECT_EQ(Msg(c.line, p), "x") << c.line;
+  }
+  // sd-daemon: a program under systemd tags its stderr lines.
+  line = "<4>Failed to bind to port";
+  p = Parse(line);
+  EXPECT_EQ(p.wrappers, kWrapPriority);
+  EXPECT_EQ(p.level, Level::kWarning);
+  EXPECT_EQ(Msg(line, p), "Failed to bind to port");
+}
+
+TEST(LinePrefix, PriorityLookAlikes) {
+  ExpectNoWrapper("<html>");
+  ExpectNoWrapper("<3 hearts");
+  ExpectNoWrapper("<192>[    1.000000] x");
+  ExpectNoWrapper("<1234>x");
+  ExpectNoWrapper("<3> spaced");
+  ExpectNoWrapper("<>x");
+  ExpectNoWrapper("<3>");
+}
+
 // --- Stacked wrappers -------------------------------------------------------
 
 TEST(LinePrefix, ViewerRayRankGlogStack) {
@@ -686,6 +807,7 @@ TEST(LinePrefix, EveryCutOfEveryWrapperIsSafe) {
       "I1129 09:21:26.123456  1234 file.cc:12] INFO 10-18 09:59:56 [core.py:1] q",
       "[36m(RayWorkerWrapper pid=1)[0m WARNING:torch.distributed.run:r",
       "Map: 100%|##| 1/1 [00:05<00:00, 1.5it/s][E ProcessGroupNCCL.cpp:475] s",
+      "<3>[ 1234.567890] 2024-05-01T12:00:00.123456+00:00 host-3 python3[42]: t",
   };
   for (std::string_view sample : samples) {
     std::string text(sample);

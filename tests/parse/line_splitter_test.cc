@@ -83,9 +83,27 @@ TEST(LineSplitter, CrlfIsATerminatorNotAFrame) {
 TEST(LineSplitter, ProgressFramesReduceToTheLast) {
   EXPECT_EQ(SplitEveryWay("a\rb\rc\n"), (std::vector<Line>{{"c", 0, kFrames}}));
   EXPECT_EQ(SplitEveryWay("a\rb\r\n"), (std::vector<Line>{{"b", 0, kFrames}}));
-  EXPECT_EQ(SplitEveryWay("a\r\r\n"), (std::vector<Line>{{"", 0, kFrames}}));
+  EXPECT_EQ(SplitEveryWay("a\rb\r\r\r\n"), (std::vector<Line>{{"b", 0, kFrames}}));
   EXPECT_EQ(SplitEveryWay("first\nx 10%\rx 100%\nlast\n"),
             (std::vector<Line>{{"first", 0, 0}, {"x 100%", 6, kFrames}, {"last", 19, 0}}));
+}
+
+TEST(LineSplitter, EmptyFramesNeverReplaceContent) {
+  // tqdm ends some bars with "\r" and then the newline: the final state is
+  // the last frame that has content, and nothing else was dropped.
+  EXPECT_EQ(SplitEveryWay("abc\r\r\n"), (std::vector<Line>{{"abc", 0, 0}}));
+  EXPECT_EQ(SplitEveryWay("abc\r\r\r\r\n"), (std::vector<Line>{{"abc", 0, 0}}));
+  EXPECT_EQ(SplitEveryWay("a\r\r\n"), (std::vector<Line>{{"a", 0, 0}}));
+  EXPECT_EQ(SplitEveryWay("a\r\r\rb\r\r\n"), (std::vector<Line>{{"b", 0, kFrames}}));
+  EXPECT_EQ(SplitEveryWay("\r\r\n"), (std::vector<Line>{{"", 0, 0}}));
+  EXPECT_EQ(SplitEveryWay("x 50%\rx 100%\r\nnext\n"),
+            (std::vector<Line>{{"x 100%", 0, kFrames}, {"next", 14, 0}}));
+  // At the end of the stream as well.
+  EXPECT_EQ(SplitEveryWay("abc\r\r"), (std::vector<Line>{{"abc", 0, kNoNl}}));
+  // A truncated frame followed only by empty ones stays the kept, cut frame.
+  EXPECT_EQ(SplitEveryWay("abcdefg\r\r\n", 4), (std::vector<Line>{{"abcd", 0, kTrunc}}));
+  EXPECT_EQ(SplitEveryWay("xy\rabcdefg\r\r\n", 4),
+            (std::vector<Line>{{"abcd", 0, kFrames | kTrunc}}));
 }
 
 TEST(LineSplitter, LeadingCarriageReturnsDropNothing) {
@@ -160,7 +178,9 @@ TEST(LineSplitter, RejectsBadArguments) {
 }
 
 // The rules of line_splitter.h, written line by line over the whole input: an
-// independent model that the streaming splitter must agree with.
+// independent model that the streaming splitter must agree with. The kept
+// frame is the last non-empty one: strip the terminator, then the bare '\r's
+// of empty trailing frames, then everything up to the last '\r' left.
 std::vector<Line> Model(std::string_view in, uint32_t max) {
   std::vector<Line> out;
   size_t start = 0;
@@ -170,6 +190,8 @@ std::vector<Line> Model(std::string_view in, uint32_t max) {
     std::string_view raw = in.substr(start, (has_nl ? nl : in.size()) - start);
     uint32_t flags = has_nl ? 0 : kNoNl;
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+    // Trailing bare '\r's close empty frames, which are never kept.
+    while (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     const size_t cr = raw.rfind('\r');
     if (cr != std::string_view::npos) {
       if (raw.substr(0, cr).find_first_not_of('\r') != std::string_view::npos) flags |= kFrames;

@@ -16,6 +16,9 @@ using classify_internal::SplitPath;
 using classify_internal::StartsWithWord;
 using classify_internal::StripGz;
 
+static_assert(classify_internal::kBinarySniffBytes == kClassifyHeadBytes,
+              "the binary rule is documented over the whole classified head");
+
 constexpr std::string_view kKindNames[] = {"log",     "hlo",      "trace",  "config", "version",
                                            "sysinfo", "manifest", "binary", "other"};
 
@@ -88,6 +91,20 @@ bool IsBinaryName(const NameParts& n) {
           ".o", ".zst", ".xz", ".bz2", ".png", ".jpg", ".pftrace", ".perfetto_trace"});
 }
 
+// Names under which logs are written; a NUL byte in such a file is damage,
+// not a sign of binary content (classify.h rule 2).
+bool IsTextLikeName(const NameParts& n) {
+  if (ExtIsAny(n, {".log", ".txt", ".out", ".err", ".stdout", ".stderr"})) return true;
+  if (StemIs(n, "stdout") || StemIs(n, "stderr")) return true;
+  return n.ext.empty() && HasDir(n, {"logs", "log"});
+}
+
+classify_internal::NameHint HintFor(const NameParts& n) {
+  using classify_internal::NameHint;
+  if (IsBinaryName(n)) return NameHint::kBinaryLike;
+  return IsTextLikeName(n) ? NameHint::kTextLike : NameHint::kNeutral;
+}
+
 bool IsVersionName(const NameParts& n) {
   if (HasDir(n, {"versions", "version"})) return true;
   if (BaseStartsWithAnyWord(
@@ -130,7 +147,7 @@ FileKind ClassifyFile(std::string_view path, std::string_view head) {
   using namespace classify_internal;
   if (path == kManifestPath) return FileKind::kManifest;
   NameParts name = SplitName(path);
-  if (LooksBinary(head) || (head.empty() && IsBinaryName(name))) return FileKind::kBinary;
+  if (LooksBinary(head, HintFor(name))) return FileKind::kBinary;
   if (LooksLikeHlo(head)) return FileKind::kHlo;
   std::optional<ConfigFormat> config = ConfigFormatForName(path);
   bool json_name = config == ConfigFormat::kJson;

@@ -8,10 +8,28 @@
 // freely (a collect_env output saved as "stdout.log" is still a version file).
 //   1. kManifest: the path is exactly "casefile.json" (the bundle root; a
 //      casefile.json deeper in the tree is an ordinary config file).
-//   2. kBinary: the head holds a NUL byte, starts with a gzip/zstd magic, or
-//      more than 10% of its first 8 KiB are control bytes (tab, CR, LF, FF,
-//      VT, BS and ESC do not count). An empty file whose name ends in a
-//      binary extension (.pb, .pkl, .pt, .npy, .so…) is binary too.
+//   2. kBinary, from the first 64 KiB (kClassifyHeadBytes) of content and
+//      the name. "Non-text" bytes are NUL and the control bytes other than
+//      tab, LF, CR, FF, VT, BS and ESC (DEL counts as control); bytes >= 0x80
+//      are text (UTF-8 or not). In order:
+//      a. empty content: binary only under a binary name (below);
+//      b. a binary magic at byte 0 is binary whatever the name: gzip, zstd,
+//         xz, bzip2, 7-Zip, zip, ELF, PNG, JPEG, .npy, SQLite, pickle
+//         protocol 2-5;
+//      c. a binary name (.pb .pkl .pickle .pt .pth .bin .safetensors .npy
+//         .npz .so .o .zst .xz .bz2 .png .jpg .pftrace .perfetto_trace:
+//         protobufs and arrays have no magic) is binary as soon as the head
+//         holds one non-text byte;
+//      d. a log name (.log .txt .out .err .stdout .stderr, a stem "stdout"
+//         or "stderr", or no extension under a "logs"/"log" directory) is
+//         binary only when more than 30% of its non-NUL bytes are control
+//         bytes: NULs do not count, because a crashed or power-cut host
+//         leaves zero-filled blocks in its logs, and the lines around them
+//         are the evidence;
+//      e. any other name is binary when more than 30% of the head is
+//         non-text.
+//      (".gz" is removed before the name is looked at; a rotation number
+//      "kern.log.1" is not an extension.)
 //   3. kHlo: the first non-blank line (after a UTF-8 BOM) starts "HloModule ".
 //   4. kTrace: the name ends in .json (or .json.gz) and the head is a
 //      Chrome/Perfetto/Kineto/TSL trace: an object with a top-level
@@ -30,8 +48,10 @@
 //      "Package … Version" header over dashes) or pip freeze (name==version
 //      lines only).
 //   6. kSysinfo by content: the first non-blank line is a kernel ring-buffer
-//      line (raw "[  518.050606] ", dmesg -T "[Sun Mar 30 08:24:00 2025] ",
-//      dmesg --time-format iso, syslog "<Mon> <d> <hh:mm:ss> <host> kernel:"),
+//      line (raw "[  518.050606] ", also after a priority "<3>" as dmesg -r
+//      writes it, dmesg -T "[Sun Mar 30 08:24:00 2025] ", dmesg --time-format
+//      iso, syslog "<Mon> <d> <hh:mm:ss> <host> kernel:" or with an RFC 3339
+//      time "2024-05-01T12:00:00.123456+00:00 <host> kernel:"),
 //      or the header of meminfo ("MemTotal:"), lscpu ("Architecture:"), df
 //      ("Filesystem … Size|1K-blocks"), free ("total … used … free") or
 //      ulimit -a ("(blocks, -c)", "(microseconds, -R)").

@@ -1,6 +1,6 @@
 #include "parse/classify/content_sniff.h"
 
-#include <cstring>
+#include <cstdint>
 #include <vector>
 
 #include "parse/classify/name_util.h"
@@ -63,8 +63,17 @@ bool IsDigits(std::string_view s) {
   return true;
 }
 
+// "<3>" (dmesg -r): a syslog priority, facility * 8 + level, at most 191.
+std::string_view SkipPriority(std::string_view line) {
+  if (line.size() < 3 || line[0] != '<') return line;
+  size_t close = line.find('>');
+  if (close < 2 || close > 4 || !IsDigits(line.substr(1, close - 1))) return line;
+  return line.substr(close + 1);
+}
+
 // "[  518.050606] " — seconds since boot, right-aligned, six decimals.
 bool IsRawDmesgLine(std::string_view line) {
+  line = SkipPriority(line);
   if (line.size() < 10 || line[0] != '[') return false;
   size_t close = line.find(']');
   if (close == std::string_view::npos || close > 20) return false;
@@ -105,13 +114,74 @@ bool IsIsoDmesgLine(std::string_view line) {
          (line[26] == '+' || line[26] == '-');
 }
 
-// "May 15 23:09:30 host kernel: " (syslog/journal).
+// "May 15 23:09:30 host kernel: " (syslog/journal), or with an RFC 3339
+// time "2024-05-01T12:00:00.123456+00:00 host kernel: " (rsyslog's file
+// format, journalctl -o short-iso).
 bool IsSyslogKernelLine(std::string_view line) {
-  if (line.size() < 16 || !IsMonth(line.substr(0, 3)) || line[3] != ' ') return false;
-  size_t colon = line.find(':');
-  if (colon == std::string_view::npos || colon > 12) return false;
+  const bool bsd =
+      line.size() >= 16 && IsMonth(line.substr(0, 3)) && line[3] == ' ' && line.find(':') <= 12;
+  const bool rfc3339 = line.size() >= 20 && IsDigits(line.substr(0, 4)) && line[4] == '-' &&
+                       line[7] == '-' && line[10] == 'T' && line[13] == ':';
+  if (!bsd && !rfc3339) return false;
   size_t kernel = line.find(" kernel: ");
   return kernel != std::string_view::npos && kernel < 96;
+}
+
+// Above this share of non-text bytes (NUL and control) a head is binary.
+constexpr size_t kMaxNonTextPercent = 30;
+
+struct ByteCensus {
+  size_t total = 0;
+  size_t nul = 0;
+  size_t control = 0;  // < 0x20 or 0x7f, except NUL, \t \n \r \f \v \b and ESC
+};
+
+ByteCensus CountBytes(std::string_view sample) {
+  // Which bytes below 0x20 are text: tab, LF, VT, FF, CR, BS (terminal
+  // output) and ESC (ANSI colours).
+  constexpr uint32_t kTextControls = (1u << '\t') | (1u << '\n') | (1u << '\v') | (1u << '\f') |
+                                     (1u << '\r') | (1u << '\b') | (1u << 0x1b);
+  ByteCensus census;
+  census.total = sample.size();
+  for (unsigned char c : sample) {
+    if (c == 0) {
+      ++census.nul;
+    } else if ((c < 0x20 && !(kTextControls & (1u << c))) || c == 0x7f) {
+      ++census.control;
+    }
+  }
+  return census;
+}
+
+// Signatures of formats that are never text, whatever the file is named:
+// compressed data left compressed, executables, images, pickles, arrays,
+// databases.
+bool HasBinaryMagic(std::string_view head) {
+  static constexpr std::string_view kMagics[] = {
+      std::string_view("\x1f\x8b", 2),          // gzip
+      std::string_view("\x28\xb5\x2f\xfd", 4),  // zstd
+      std::string_view("\xfd"
+                       "7zXZ\x00",
+                       6),                        // xz
+      std::string_view("7z\xbc\xaf\x27\x1c", 6),  // 7-Zip
+      std::string_view("PK\x03\x04", 4),          // zip (.npz, .pt)
+      std::string_view("\x7f"
+                       "ELF",
+                       4),                          // ELF (.so, a.out)
+      std::string_view("\x89PNG\r\n\x1a\n", 8),     // PNG
+      std::string_view("\xff\xd8\xff", 3),          // JPEG
+      std::string_view("\x93NUMPY", 6),             // .npy
+      std::string_view("SQLite format 3\x00", 16),  // SQLite
+  };
+  for (std::string_view magic : kMagics) {
+    if (StartsWith(head, magic)) return true;
+  }
+  // Pickle protocols 2 to 5 open with PROTO <n> (torch.save, the NCCL
+  // flight recorder's dumps).
+  if (head.size() >= 2 && head[0] == '\x80' && head[1] >= 2 && head[1] <= 5) return true;
+  // bzip2: "BZh", the block size '1'..'9', then the block magic (pi).
+  return head.size() >= 10 && StartsWith(head, "BZh") && head[3] >= '1' && head[3] <= '9' &&
+         head.substr(4, 6) == "\x31\x41\x59\x26\x53\x59";
 }
 
 bool IsPipFreezeLine(std::string_view line) {
@@ -131,20 +201,24 @@ bool IsPipFreezeLine(std::string_view line) {
 
 }  // namespace
 
-bool LooksBinary(std::string_view head) {
-  if (head.empty()) return false;
-  if (std::memchr(head.data(), '\0', head.size()) != nullptr) return true;
-  if (StartsWith(head, "\x1f\x8b") || StartsWith(head, "\x28\xb5\x2f\xfd")) return true;
-  std::string_view sample = head.substr(0, kSniffBytes);
-  size_t control = 0;
-  for (unsigned char c : sample) {
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != '\b' &&
-         c != 0x1b) ||
-        c == 0x7f) {
-      ++control;
-    }
+bool LooksBinary(std::string_view head, NameHint hint) {
+  if (head.empty()) return hint == NameHint::kBinaryLike;
+  if (HasBinaryMagic(head)) return true;
+  const ByteCensus census = CountBytes(head.substr(0, kBinarySniffBytes));
+  switch (hint) {
+    case NameHint::kBinaryLike:
+      // Serialized data has no magic of its own (protobuf, raw arrays) but
+      // almost always holds small varints and lengths; a text file misnamed
+      // .bin has none and falls through to the log rules.
+      return census.nul + census.control > 0;
+    case NameHint::kTextLike:
+      // NUL runs are what a crash or power loss leaves in a log (zeroed
+      // blocks), not a sign of binary content: only the other bytes vote.
+      return census.control * 100 > (census.total - census.nul) * kMaxNonTextPercent;
+    case NameHint::kNeutral:
+      break;
   }
-  return control * 10 > sample.size();
+  return (census.nul + census.control) * 100 > census.total * kMaxNonTextPercent;
 }
 
 bool LooksLikeHlo(std::string_view head) {

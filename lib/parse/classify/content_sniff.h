@@ -3,11 +3,22 @@
 // however large the head is.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace casefile::classify_internal {
 
-bool LooksBinary(std::string_view head);
+// What a file's name says about its bytes, for LooksBinary.
+enum class NameHint {
+  kNeutral,     // nothing either way
+  kTextLike,    // a log name: .log .txt .out .err .stdout .stderr, stdout/stderr, or no
+                // extension under a log(s)/ directory
+  kBinaryLike,  // .pb .pkl .pt .npy .so… (serialized data, compiled code, images)
+};
+
+// classify.h rule 2. Looks at the first kBinarySniffBytes of `head` only.
+inline constexpr size_t kBinarySniffBytes = 64 * 1024;
+bool LooksBinary(std::string_view head, NameHint hint);
 bool LooksLikeHlo(std::string_view head);
 bool LooksLikeTrace(std::string_view head);
 bool LooksLikeJsonDocument(std::string_view head);

@@ -34,6 +34,7 @@ constexpr Recogniser kOnUpper[] = {
 constexpr Recogniser kOnLower[] = {prefix::MatchHostPrefix};
 constexpr Recogniser kOnBlank[] = {prefix::MatchCloudExportBar, prefix::MatchSrunLabel};
 constexpr Recogniser kOnParen[] = {prefix::MatchRay};
+constexpr Recogniser kOnAngle[] = {prefix::MatchPriority};
 
 std::span<const Recogniser> RecognisersFor(char c) {
   if (c == '[') return kOnBracket;
@@ -42,6 +43,7 @@ std::span<const Recogniser> RecognisersFor(char c) {
   if (scan::IsLower(c)) return kOnLower;
   if (c == ' ' || c == '|') return kOnBlank;
   if (c == '(') return kOnParen;
+  if (c == '<') return kOnAngle;
   return {};
 }
 
@@ -75,6 +77,7 @@ void Merge(const Wrapper& w, LinePrefix& out) {
   if (w.monotonic_s >= 0) out.monotonic_s = w.monotonic_s;
   if (w.level != Level::kUnknown) out.level = w.level;
   if (w.rank >= 0) out.rank = w.rank;
+  if (w.local_rank >= 0) out.local_rank = w.local_rank;
   if (!w.host.empty()) out.host = w.host;
   if (w.pid >= 0) out.pid = w.pid;
   if (w.device >= 0) out.device = w.device;

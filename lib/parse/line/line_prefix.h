@@ -1,7 +1,8 @@
 // The wrappers in front of a log message, stripped in a loop: launcher and
 // cloud-export prefixes, torch rank tags, NCCL host:pid:tid, glog and Python
-// logging headers, syslog and dmesg stamps. What each wrapper said (time,
-// level, rank, host, pid) is kept. Nothing here uses std::regex or allocates:
+// logging headers, syslog (RFC 3164 and RFC 3339 forms) and dmesg stamps,
+// syslog priority tags ("<3>"). What each wrapper said (time, level, rank,
+// local rank, host, pid) is kept. Nothing here uses std::regex or allocates:
 // it runs on every line of every log.
 #pragma once
 
@@ -21,7 +22,7 @@ enum WrapperKind : uint32_t {
   kWrapMpirun = 1u << 3,        // "[1,0]<stdout>:"
   kWrapPdshHost = 1u << 4,      // "node-12: "
   kWrapRay = 1u << 5,           // "(RayWorkerWrapper pid=3490362) ", "(WorkerDict pid=N, ip=A) "
-  kWrapTorchRank = 1u << 6,     // "[rank3]:" / "[default3]:"
+  kWrapTorchRank = 1u << 6,     // "[rank3]:" (rank) / "[default3]:" (local_rank)
   kWrapNcclHost = 1u << 7,      // "host:pid:tid [dev] "
   kWrapGlog =
       1u << 8,  // "I1129 09:21:26.123456  1234 file.cc:12] " and "[E1218 20:27:21.4 F.cpp:629] "
@@ -33,6 +34,7 @@ enum WrapperKind : uint32_t {
                               // "2024-04-29T14:55:41,679700+02:00 "
   kWrapDeepSpeed = 1u << 13,  // "[2025-12-18 20:27:22,783] [INFO] [launch.py:319:fn] "
   kWrapProgressBar = 1u << 14,  // a tqdm bar a message was glued to: "…155.57 examples/s][E …] "
+  kWrapPriority = 1u << 15,     // a syslog priority "<3>" (dmesg -r, sd-daemon stderr)
 };
 
 // Year and zone assumptions for formats that carry no year (glog, syslog,
@@ -47,7 +49,13 @@ struct LinePrefix {
   // not a wall-clock time, so ts_us stays kNoTimestamp for it.
   double monotonic_s = -1;
   Level level = Level::kUnknown;
-  int32_t rank = -1;       // global rank from [rankN]/[defaultN], srun/mpirun labels
+  // Global rank: torch's "[rankN]:", srun -l's task id, mpirun's
+  // "[job,rank]". Not set by torchrun's "[defaultN]:", whose N is the local
+  // rank (local_rank below).
+  int32_t rank = -1;
+  // Rank within the host: the N of torchrun's "[<role>N]:" tee prefix
+  // ("[default3]:" unless --role is set).
+  int32_t local_rank = -1;
   std::string_view host;   // from NCCL, syslog, pdsh prefixes or a Ray "ip="; points into the line
   int64_t pid = -1;        // NCCL, syslog, Ray pid; the thread id of a glog header
   int32_t device = -1;     // NCCL "[dev]": the local CUDA device, not the rank

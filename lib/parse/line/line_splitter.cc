@@ -31,7 +31,7 @@ void LineSplitter::Feed(std::string_view chunk) {
       EmitCarry(0);
       ++p;
     } else {
-      BareCr(!carry_.empty());
+      frame_ended_ = true;
     }
   }
   while (p < end) {
@@ -51,16 +51,22 @@ void LineSplitter::FeedSegment(const char* p, const char* seg_end, uint64_t offs
   const bool trailing_cr = text_end > p && text_end[-1] == '\r';
   if (trailing_cr) --text_end;
 
-  // Every frame before the last bare '\r' is dropped, so only that one matters.
+  // Bare '\r's after the last content byte close empty frames, which never
+  // replace the frame before them ("abc\r\r\n" -> "abc").
+  const char* content_end = text_end;
+  while (content_end > p && content_end[-1] == '\r') --content_end;
+  const bool closes_frame = content_end < text_end;
+
+  // Of the frames in this segment only the last non-empty one can be kept:
+  // [start, content_end). Anything but '\r' before it is dropped.
   const char* start = p;
   bool dropped = false;
-  const auto* cr = static_cast<const char*>(memrchr(p, '\r', static_cast<size_t>(text_end - p)));
+  const auto* cr = static_cast<const char*>(memrchr(p, '\r', static_cast<size_t>(content_end - p)));
   if (cr) {
-    dropped = line_open_ && !carry_.empty();
     for (const char* q = p; !dropped && q < cr; ++q) dropped = *q != '\r';
     start = cr + 1;
   }
-  const auto len = static_cast<size_t>(text_end - start);
+  const auto len = static_cast<size_t>(content_end - start);
 
   if (!line_open_ && terminated) {
     // The whole line is in this chunk (the common case): no copy.
@@ -71,12 +77,18 @@ void LineSplitter::FeedSegment(const char* p, const char* seg_end, uint64_t offs
   }
   if (!line_open_) {
     line_open_ = true;
+    frame_ended_ = false;
     carry_offset_ = offset;
     carry_flags_ = 0;
     carry_.clear();
   }
-  if (cr) BareCr(dropped);
-  Append(start, len);
+  if (len > 0) {
+    // The content starts a new frame when a '\r' came before it, here or
+    // earlier; otherwise it continues the open one.
+    if (cr || frame_ended_) StartFrame(dropped || !carry_.empty());
+    Append(start, len);
+  }
+  if (closes_frame) frame_ended_ = true;
   if (terminated) {
     EmitCarry(0);
   } else if (trailing_cr) {
@@ -94,15 +106,17 @@ void LineSplitter::Append(const char* p, size_t n) {
   }
 }
 
-void LineSplitter::BareCr(bool dropped_content) {
+void LineSplitter::StartFrame(bool dropped_content) {
   carry_.clear();
   carry_flags_ &= ~static_cast<uint32_t>(kLineTruncated);
   if (dropped_content) carry_flags_ |= kLineHadFrames;
+  frame_ended_ = false;
 }
 
 void LineSplitter::EmitCarry(uint32_t extra_flags) {
   const uint32_t flags = carry_flags_ | extra_flags;
   line_open_ = false;
+  frame_ended_ = false;
   carry_flags_ = 0;
   Emit(carry_, carry_offset_, flags);
   carry_.clear();

@@ -133,6 +133,43 @@ size_t GlogTail(std::string_view s, size_t i, Wrapper& w) {
   return e ? SkipOneSpace(s, e) : 0;
 }
 
+// After a syslog time: "host tag: ", "host tag[pid]: " (RFC 3164 and the
+// RFC 3339 form of rsyslog and journalctl -o short-iso). Sets host and pid;
+// returns the offset of the message, or 0. `strict` (after an ISO time,
+// which many programs print before their own "word word: " messages)
+// accepts only the kernel's tag or a tag with a pid.
+size_t SyslogTail(std::string_view line, size_t i, bool strict, Wrapper& w) {
+  const size_t host = i;
+  while (i < line.size() && i - host <= 255 && line[i] != ' ') ++i;
+  if (i == host || i - host > 255 || !At(line, i, ' ')) return 0;
+  const size_t host_end = i;
+  const size_t tag = ++i;
+  while (i < line.size() && i - tag <= 128 && line[i] != ' ' && line[i] != ':' && line[i] != '[') {
+    ++i;
+  }
+  if (i == tag || i - tag > 128) return 0;
+  const bool kernel = line.substr(tag, i - tag) == "kernel";
+  int64_t pid = -1;
+  if (At(line, i, '[')) {
+    uint64_t v;
+    const size_t n = ReadUint(line, i + 1, kMaxPid, &v);
+    if (n == 0 || !At(line, i + 1 + n, ']')) return 0;
+    pid = static_cast<int64_t>(v);
+    i += n + 2;
+  }
+  if (!At(line, i, ':') || (i + 1 < line.size() && line[i + 1] != ' ')) return 0;
+  if (strict && !kernel && pid < 0) return 0;
+  w.host = line.substr(host, host_end - host);
+  w.pid = pid;
+  return SkipOneSpace(line, i + 1);
+}
+
+// An RFC 3339 time as syslog writes it: date 'T' time and a zone.
+bool IsRfc3339(std::string_view stamp) {
+  if (stamp.size() < 20 || stamp[10] != 'T') return false;
+  return stamp.back() == 'Z' || stamp.find_first_of("+-", 19) != std::string_view::npos;
+}
+
 }  // namespace
 
 size_t LevelWordAt(std::string_view s, size_t i, Level* level) {
@@ -218,8 +255,18 @@ bool MatchIsoTime(std::string_view line, size_t pos, const TimeContext&, Wrapper
   // dmesg --time-format iso: 'T', a comma and six digits, then the offset.
   const bool dmesg = t.consumed == 32 && line[pos + 10] == 'T' && line[pos + 19] == ',' &&
                      (line[pos + 26] == '+' || line[pos + 26] == '-');
-  w.kind = dmesg ? kWrapDmesg : kWrapIsoTime;
   w.ts_us = t.us;
+  // rsyslog's RFC 3339 file format, journalctl -o short-iso:
+  // "2024-05-01T12:00:00.123456+00:00 host-3 kernel: msg".
+  if (!dmesg && At(line, e, ' ') && IsRfc3339(line.substr(pos, t.consumed))) {
+    const size_t end = SyslogTail(line, e + 1, /*strict=*/true, w);
+    if (end) {
+      w.kind = kWrapSyslog;
+      w.end = end;
+      return true;
+    }
+  }
+  w.kind = dmesg ? kWrapDmesg : kWrapIsoTime;
   w.end = PostTimeLevel(line, e, w);
   return true;
 }
@@ -307,29 +354,13 @@ bool MatchSyslog(std::string_view line, size_t pos, const TimeContext& ctx, Wrap
   // "May 15 23:09:30 host kernel: ", "May 15 23:09:30 host python[1234]: ".
   const ParsedTime t = ParseYearless(ParseSyslogTime, line.substr(pos), ctx.default_year);
   if (t.consumed == 0) return false;
-  size_t i = pos + t.consumed;
+  const size_t i = pos + t.consumed;
   if (!At(line, i, ' ')) return false;
-  const size_t host = ++i;
-  while (i < line.size() && i - host <= 255 && line[i] != ' ') ++i;
-  if (i == host || i - host > 255 || !At(line, i, ' ')) return false;
-  const size_t host_end = i;
-  const size_t tag = ++i;
-  while (i < line.size() && i - tag <= 128 && line[i] != ' ' && line[i] != ':' && line[i] != '[') {
-    ++i;
-  }
-  if (i == tag || i - tag > 128) return false;
-  if (At(line, i, '[')) {
-    uint64_t pid;
-    const size_t n = ReadUint(line, i + 1, kMaxPid, &pid);
-    if (n == 0 || !At(line, i + 1 + n, ']')) return false;
-    w.pid = static_cast<int64_t>(pid);
-    i += n + 2;
-  }
-  if (!At(line, i, ':') || (i + 1 < line.size() && line[i + 1] != ' ')) return false;
+  const size_t end = SyslogTail(line, i + 1, /*strict=*/false, w);
+  if (!end) return false;
   w.kind = kWrapSyslog;
   w.ts_us = t.us;
-  w.host = line.substr(host, host_end - host);
-  w.end = SkipOneSpace(line, i + 1);
+  w.end = end;
   return true;
 }
 
@@ -370,6 +401,40 @@ bool MatchDmesgCtime(std::string_view line, size_t pos, const TimeContext&, Wrap
   w.kind = kWrapDmesg;
   w.ts_us = t.us;
   w.end = SkipOneSpace(line, pos + 2 + t.consumed);
+  return true;
+}
+
+bool MatchPriority(std::string_view line, size_t pos, const TimeContext&, Wrapper& w) {
+  // "<3>[ 1234.567890] msg" (dmesg -r, /proc/kmsg) and "<3>msg" (programs
+  // under systemd tag stderr lines this way). The value is facility * 8 +
+  // severity (RFC 5424 6.2.1), facility at most 23.
+  uint64_t prio;
+  const size_t n = ReadUint(line, pos + 1, 3, &prio);
+  if (!At(line, pos, '<') || n == 0 || prio > 191 || !At(line, pos + 1 + n, '>')) return false;
+  const size_t end = pos + 2 + n;
+  if (end >= line.size() || IsBlank(line[end])) return false;
+  switch (prio & 7) {
+    case 0:  // emerg
+    case 1:  // alert
+    case 2:  // crit
+      w.level = Level::kFatal;
+      break;
+    case 3:  // err
+      w.level = Level::kError;
+      break;
+    case 4:  // warning
+      w.level = Level::kWarning;
+      break;
+    case 5:  // notice
+    case 6:  // info
+      w.level = Level::kInfo;
+      break;
+    default:  // debug
+      w.level = Level::kDebug;
+      break;
+  }
+  w.kind = kWrapPriority;
+  w.end = end;
   return true;
 }
 

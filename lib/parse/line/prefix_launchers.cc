@@ -167,10 +167,18 @@ bool MatchMpirun(std::string_view line, size_t pos, const TimeContext&, Wrapper&
 }
 
 bool MatchTorchRank(std::string_view line, size_t pos, const TimeContext&, Wrapper& w) {
-  // "[rank3]:" (torch) or "[<role>3]:" (torchrun --tee, role "default" unless
-  // set). Two letters at least, so "[E1218]:" is not a role. torch writes
+  // "[rank3]:" (torch) or "[<role>3]:" (torchrun --tee/--redirects). Two
+  // letters at least, so "[E1218]:" is not a role. torch writes
   // "[rank0]: Traceback" with a space that is not the message's: Python's
   // "  File" lines appear as "[rank0]:   File". torchrun adds no space.
+  //
+  // torchrun's N is the LOCAL rank: torch/distributed/elastic/multiprocessing/
+  // tail_log.py (TailLog.start) writes header = f"[{self._name}{local_rank}]:"
+  // for each entry of its {local_rank: file} map, name = WorkerSpec.role,
+  // whose default is "default" (torch/distributed/run.py, --role); the
+  // LocalElasticAgent docstring (agent/server/local_elastic_agent.py) says
+  // the same: "[${role_name}${local_rank}]:". Two hosts both print
+  // "[default0]:", so only "rank" gives a global rank.
   size_t i = pos + 1;
   while (i < line.size() && i - pos <= 32 && (scan::IsAlpha(line[i]) || line[i] == '_')) ++i;
   const size_t letters = i - pos - 1;
@@ -179,9 +187,13 @@ bool MatchTorchRank(std::string_view line, size_t pos, const TimeContext&, Wrapp
   const size_t n = ReadUint(line, i, kMaxRank, &rank);
   if (n == 0 || !At(line, i + n, ']') || !At(line, i + n + 1, ':')) return false;
   w.kind = kWrapTorchRank;
-  w.rank = static_cast<int32_t>(rank);
   w.end = i + n + 2;
-  if (line.substr(pos + 1, letters) == "rank") w.end = SkipOneSpace(line, w.end);
+  if (line.substr(pos + 1, letters) == "rank") {
+    w.rank = static_cast<int32_t>(rank);
+    w.end = SkipOneSpace(line, w.end);
+  } else {
+    w.local_rank = static_cast<int32_t>(rank);
+  }
   return true;
 }
 

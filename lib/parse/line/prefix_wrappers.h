@@ -22,6 +22,7 @@ struct Wrapper {
   double monotonic_s = -1;
   Level level = Level::kUnknown;
   int32_t rank = -1;
+  int32_t local_rank = -1;
   std::string_view host;
   int64_t pid = -1;
   int32_t device = -1;
@@ -60,5 +61,6 @@ bool MatchVllmHeader(std::string_view line, size_t pos, const TimeContext& ctx, 
 bool MatchSyslog(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
 bool MatchDmesgRaw(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
 bool MatchDmesgCtime(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
+bool MatchPriority(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
 
 }  // namespace casefile::prefix
