@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyze/analyzers/hang/hang_analyzer.h"
+#include "analyze/analyzers/numeric/numeric_analyzer.h"
 
 namespace casefile {
 
@@ -11,6 +12,7 @@ const std::vector<std::unique_ptr<Analyzer>>& BuiltinAnalyzers() {
     auto* list = new std::vector<std::unique_ptr<Analyzer>>();
     // One line per analyzer.
     list->push_back(MakeHangAnalyzer());
+    list->push_back(MakeNumericAnalyzer());
     std::sort(list->begin(), list->end(),
               [](const auto& a, const auto& b) { return a->info().name < b->info().name; });
     return list;

@@ -26,7 +26,7 @@ const char* LevelName(Level level);
 // Flags on a stored line.
 enum LineFlag : uint32_t {
   kLineTruncated = 1u << 0,    // longer than Limits::max_line_bytes; the rest dropped
-  kLineHadFrames = 1u << 1,    // carriage-return frames were reduced to the last one
+  kLineHadFrames = 1u << 1,    // carriage-return frames were reduced to the last non-empty one
   kLineHadAnsi = 1u << 2,      // ANSI escapes (or their remnants) were removed
   kLineInvalidUtf8 = 1u << 3,  // holds bytes that are not valid UTF-8 (kept as is)
   kLineNoNewline = 1u << 4,    // the last line of a file without a final newline

@@ -62,6 +62,16 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
     ingest_issue_ = Statement(db_,
                               "INSERT INTO ingest_issues (bundle_id, path, offset, kind, message) "
                               "VALUES (?1,?2,?3,?4,?5)");
+    numeric_frame_ =
+        Statement(db_,
+                  "INSERT INTO numeric_frames (file_id, line_no, report_line_no, "
+                  "report_kind, batch, frame_index, module_line_no, module_path, "
+                  "module_class, role, abs_min, abs_max, min_text, max_text, host, "
+                  "rank) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)");
+    metric_chunk_ = Statement(db_,
+                              "INSERT INTO metric_chunks (file_id, name, form, host, rank, "
+                              "first_line, last_line, point_count, nonfinite_count, min_value, "
+                              "max_value, points) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
     block_ = Statement(db_,
                        "INSERT INTO line_blocks (file_id, block_no, first_line, line_count, "
                        "first_offset, min_ts, max_ts, raw_bytes, data) "
@@ -77,7 +87,7 @@ IndexStore::~IndexStore() { Close(); }
 void IndexStore::Close() noexcept {
   for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
                        &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &block_}) {
+                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &block_}) {
     s->Finalize();
   }
   if (db_) sqlite3_close_v2(db_);
@@ -195,6 +205,44 @@ void IndexStore::Insert(const IngestIssueRow& r) {
   s.Run();
 }
 
+void IndexStore::Insert(const NumericFrameRow& r) {
+  Statement& s = numeric_frame_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.line_no);
+  s.Bind(3, r.report_line_no);
+  s.Bind(4, r.report_kind);
+  s.Bind(5, r.batch);
+  s.Bind(6, r.frame_index);
+  s.Bind(7, r.module_line_no);
+  s.Bind(8, r.module_path);
+  s.Bind(9, r.module_class);
+  s.Bind(10, r.role);
+  s.Bind(11, r.abs_min);
+  s.Bind(12, r.abs_max);
+  s.Bind(13, r.min_text);
+  s.Bind(14, r.max_text);
+  s.Bind(15, r.host);
+  s.Bind(16, r.rank);
+  s.Run();
+}
+
+void IndexStore::Insert(const MetricChunkRow& r) {
+  Statement& s = metric_chunk_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.name);
+  s.Bind(3, r.form);
+  s.Bind(4, r.host);
+  s.Bind(5, r.rank);
+  s.Bind(6, r.first_line);
+  s.Bind(7, r.last_line);
+  s.Bind(8, r.point_count);
+  s.Bind(9, r.nonfinite_count);
+  s.Bind(10, r.min_value);
+  s.Bind(11, r.max_value);
+  s.Bind(12, r.points);
+  s.Run();
+}
+
 void IndexStore::StoreBlock(const StoredBlock& block) {
   Statement& s = block_;
   s.Bind(1, block.file_id);
@@ -228,7 +276,7 @@ void IndexStore::Finish(const std::map<std::string, std::string>& forced,
   Exec(db_, "COMMIT");
   for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
                        &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &block_}) {
+                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &block_}) {
     s->Finalize();
   }
   int rc = sqlite3_close(db_);

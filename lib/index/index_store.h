@@ -45,11 +45,14 @@ class IndexStore {
   void Insert(const HloModuleRow& row);
   void Insert(const ConfigRow& row);
   void Insert(const IngestIssueRow& row);
+  void Insert(const NumericFrameRow& row);
+  void Insert(const MetricChunkRow& row);
 
   std::string path_;
   sqlite3* db_ = nullptr;
   Statement add_bundle_, update_bundle_, add_file_, update_file_, set_meta_, meta_default_;
   Statement process_name_, thread_name_, trace_event_, hlo_module_, config_, ingest_issue_;
+  Statement numeric_frame_, metric_chunk_;
   Statement block_;
 };
 

@@ -89,6 +89,45 @@ struct ConfigRow {
   int64_t line_no = 0; // 0 when unknown
 };
 
+// One row of a DebugUnderflowOverflow table (report or trace mode), or one
+// detect_overflow line ("<label> has infs"). Text values keep what was
+// printed, since SQLite cannot store NaN.
+struct NumericFrameRow {
+  int64_t file_id = 0;
+  int64_t line_no = 0;                    // the row's own line
+  int64_t report_line_no = 0;             // "Detected inf/nan ..." / "*** Starting batch ..." line
+  std::string report_kind;                // "overflow", "trace" or "detect"
+  std::optional<int64_t> batch;           // batch number the table is about
+  std::optional<int64_t> frame_index;     // 0-based frame within its table
+  std::optional<int64_t> module_line_no;  // line of the frame's module header row
+  std::string module_path;                // "encoder.block.2.layer.1.dropout"; "" for the model
+  std::string module_class;               // "Dropout"
+  std::string role;                       // "weight", "input[0]", "output[1]"…; detect: the label
+  std::optional<double> abs_min;          // NULL for nan, None and "not a tensor"
+  std::optional<double> abs_max;
+  std::string min_text;  // as printed: "1.01e-06", "inf", "nan"; "" when none
+  std::string max_text;  // as printed, or "None" / "not a tensor"
+  std::optional<std::string> host;
+  std::optional<int64_t> rank;
+};
+
+// Consecutive values of one metric series (one file, host, rank, metric
+// name and log form), points encoded as JSON text (see docs/SCHEMA.md).
+struct MetricChunkRow {
+  int64_t file_id = 0;
+  std::string name;  // "loss", "grad_norm", "loss_scale.attempted"…
+  std::string form;  // the log form that produced the points: "hf_dict", "megatron_iteration"…
+  std::optional<std::string> host;
+  std::optional<int64_t> rank;
+  int64_t first_line = 0;
+  int64_t last_line = 0;
+  int64_t point_count = 0;
+  int64_t nonfinite_count = 0;
+  std::optional<double> min_value;  // smallest finite value; NULL when none
+  std::optional<double> max_value;
+  std::string points;  // [[line - first_line, step or null, "value text"], ...]
+};
+
 struct IngestIssueRow {
   int64_t bundle_id = 0;
   std::string path;

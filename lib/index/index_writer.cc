@@ -72,6 +72,8 @@ size_t OpBytes(const WriteOp& op) {
           return 64 + o.key.size() + o.value.size();
         } else if constexpr (std::is_same_v<T, IngestIssueRow>) {
           return 64 + o.path.size() + o.message.size();
+        } else if constexpr (std::is_same_v<T, MetricChunkRow>) {
+          return 128 + o.points.size();
         } else {
           return 256;
         }
@@ -382,6 +384,16 @@ void IndexWriter::AddHloModule(const HloModuleRow& row) {
 }
 
 void IndexWriter::AddConfig(const ConfigRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddNumericFrame(const NumericFrameRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddMetricChunk(const MetricChunkRow& row) {
   impl_->CheckFileId(row.file_id);
   impl_->AddOp(row);
 }

@@ -53,6 +53,8 @@ class IndexWriter {
                           const std::string& name);
   void AddHloModule(const HloModuleRow& row);
   void AddConfig(const ConfigRow& row);
+  void AddNumericFrame(const NumericFrameRow& row);
+  void AddMetricChunk(const MetricChunkRow& row);
   void AddIngestIssue(const IngestIssueRow& row);
   // Sets a meta row. schema_version, casefile_version and line_block_format
   // belong to the writer and are overwritten at Commit(); created_at and

@@ -176,6 +176,88 @@ const std::vector<TableSpec>& IndexTables() {
        },
        "",
        {{"configs_by_key", "key", false, "one setting across files"}}},
+      {"numeric_frames",
+       "Rows of Transformers DebugUnderflowOverflow tables found in logs (the report printed "
+       "when an inf/nan is detected, and trace-mode batches), one row per tensor row of a frame, "
+       "plus one row per detect_overflow line (\"<label> has infs\" / \"has nans\").",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the log"},
+           {"line_no", "INTEGER", "NOT NULL", "line of this row"},
+           {"report_line_no", "INTEGER", "NOT NULL",
+            "line that opened the table (\"Detected inf/nan during batch_number=N\" or "
+            "\"*** Starting batch number=N ***\"); the row's own line for detect rows. With "
+            "file_id it identifies one table"},
+           {"report_kind", "TEXT", "NOT NULL",
+            "overflow (a report), trace (a traced batch) or detect (a detect_overflow line)"},
+           {"batch", "INTEGER", "",
+            "batch number the table names; NULL for detect rows and when the opening line was "
+            "not seen"},
+           {"frame_index", "INTEGER", "",
+            "0-based position of the frame in its table (frames lost to a \"[...]\" elision "
+            "are not counted); NULL for detect rows"},
+           {"module_line_no", "INTEGER", "",
+            "line of the frame's module header row; NULL for detect rows and rows seen before "
+            "any header"},
+           {"module_path", "TEXT", "NOT NULL",
+            "module name in the model, e.g. encoder.block.2.layer.1.dropout; empty for the model "
+            "itself and for detect rows"},
+           {"module_class", "TEXT", "NOT NULL", "module class, e.g. Dropout; empty when unknown"},
+           {"role", "TEXT", "NOT NULL",
+            "weight, bias, input[0], output, output[1]… as printed; for detect rows the label "
+            "passed to detect_overflow"},
+           {"abs_min", "REAL", "",
+            "smallest absolute value; +Inf for inf; NULL for nan, None and non-tensor rows"},
+           {"abs_max", "REAL", "", "largest absolute value, with the same conventions"},
+           {"min_text", "TEXT", "NOT NULL",
+            "abs min as printed (1.01e-06, inf, nan); empty for None and non-tensor rows"},
+           {"max_text", "TEXT", "NOT NULL",
+            "abs max as printed; None or not a tensor for those rows; inf or nan for detect rows"},
+           {"host", "TEXT", "",
+            "host named by the line's wrappers; NULL when none (then files.host applies)"},
+           {"rank", "INTEGER", "",
+            "rank named by the line's wrappers ([rankN]:…); NULL when none (then files.rank "
+            "applies)"},
+       },
+       "",
+       {}},
+      {"metric_chunks",
+       "Training metrics read from log lines (loss, grad norm, loss scale, overflow skips), "
+       "stored as chunks of consecutive points of one series; read them one point per row "
+       "through the `metrics` view. A series is one file, host, rank, metric name and log "
+       "form; a chunk holds up to 1024 points and is identified by (file_id, name, form, "
+       "first_line), since a line gives a series at most one point. docs/FINDINGS.md (section "
+       "numeric) lists the log forms and the names they give.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the log"},
+           {"name", "TEXT", "NOT NULL",
+            "metric name: loss, eval_loss, grad_norm, loss_scale, loss_scale.attempted, "
+            "loss_scale.reduced_to, loss_scale.at_minimum, overflow_skip, skipped_iterations, "
+            "nan_iterations, rerun_check"},
+           {"form", "TEXT", "NOT NULL",
+            "log form the points were read from, e.g. hf_dict, key_value, megatron_iteration, "
+            "deepspeed_overflow"},
+           {"host", "TEXT", "",
+            "host named by the lines' wrappers; NULL when none (then files.host applies)"},
+           {"rank", "INTEGER", "",
+            "rank the message names (\"OVERFLOW! Rank 3\", \"on rank 3\", \"[rank 3]\"), "
+            "else the one its wrappers name; NULL when none (then files.rank applies)"},
+           {"first_line", "INTEGER", "NOT NULL", "line of the chunk's first point"},
+           {"last_line", "INTEGER", "NOT NULL", "line of the chunk's last point"},
+           {"point_count", "INTEGER", "NOT NULL", "points in the chunk"},
+           {"nonfinite_count", "INTEGER", "NOT NULL", "points whose value is nan, inf or -inf"},
+           {"min_value", "REAL", "", "smallest finite value; NULL when none"},
+           {"max_value", "REAL", "", "largest finite value; NULL when none"},
+           {"points", "TEXT", "NOT NULL",
+            "JSON array, one [line delta, step delta, \"value\"] per point in line order: "
+            "the line is first_line plus the line deltas so far (the first is 0); the step is "
+            "null when the line names none, else the sum of the step deltas so far (the first "
+            "is the step itself); the value is the text as logged, non-finite values spelled "
+            "nan, inf or -inf"},
+       },
+       "",
+       {{"metric_chunks_by_series", "file_id, host, rank, form, name, first_line", false,
+         "the chunks of one series in order"},
+        {"metric_chunks_by_name", "name", false, "one metric across files"}}},
       {"findings",
        "Findings of the last analysis stored in this index (replaced as a whole by each run).",
        {
@@ -262,6 +344,32 @@ const std::vector<ViewSpec>& IndexViews() {
          "LEFT JOIN trace_processes AS p ON p.file_id = e.file_id AND p.pid = e.pid "
          "LEFT JOIN trace_threads AS t ON t.file_id = e.file_id AND t.pid = e.pid "
          "AND t.tid = e.tid"},
+        {"metrics",
+         "One row per point of `metric_chunks`, decoded with SQLite's json_each, with the "
+         "file's host and rank where the line names none.",
+         {
+             {"file_id", "INTEGER", "", "files.id of the log"},
+             {"line_no", "INTEGER", "", "line the value was read from"},
+             {"host", "TEXT", "", "host of the line, else of its file; NULL when unknown"},
+             {"rank", "INTEGER", "", "rank the line names, else its file's; NULL when unknown"},
+             {"step", "INTEGER", "", "step or iteration the line names; NULL when none"},
+             {"name", "TEXT", "", "metric name (see metric_chunks.name)"},
+             {"value", "REAL", "",
+              "the value; +Inf / -Inf for inf; NULL for nan (SQLite has no NaN)"},
+             {"value_text", "TEXT", "",
+              "the value as logged, non-finite values spelled nan, inf or -inf"},
+             {"form", "TEXT", "", "log form the value was read from"},
+         },
+         "SELECT c.file_id, c.first_line + sum(json_extract(p.value, '$[0]')) OVER w, "
+         "coalesce(c.host, f.host), coalesce(c.rank, f.rank), "
+         "CASE WHEN json_extract(p.value, '$[1]') IS NULL THEN NULL "
+         "ELSE sum(json_extract(p.value, '$[1]')) OVER w END, c.name, "
+         "CASE json_extract(p.value, '$[2]') WHEN 'nan' THEN NULL WHEN 'inf' THEN 9e999 "
+         "WHEN '-inf' THEN -9e999 ELSE CAST(json_extract(p.value, '$[2]') AS REAL) END, "
+         "json_extract(p.value, '$[2]'), c.form FROM metric_chunks AS c "
+         "JOIN files AS f ON f.id = c.file_id, json_each(c.points) AS p "
+         "WINDOW w AS (PARTITION BY c.file_id, c.name, c.form, c.first_line ORDER BY p.key "
+         "ROWS UNBOUNDED PRECEDING)"},
         {"lines_with_path",
          "`lines` joined to `files` and `bundles`, for citing a line by bundle and path.",
          with_path,

@@ -1,0 +1,207 @@
+// The metric forms (lib/parse/numeric/metric_forms.cc): every form reads its
+// own sample, and the families of real lines read as the form tables of
+// docs/FINDINGS.md ("numeric") say, including what must not be read.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "parse/numeric/metric_forms.h"
+#include "parse/numeric/numeric_prefilter.h"
+
+namespace casefile::numeric {
+namespace {
+
+struct Read {
+  std::string form;  // "" when no form read the line
+  LineMetrics m;
+  std::string Text(const char* name) const {
+    for (size_t k = 0; k < m.count; ++k) {
+      if (m.items[k].name == name) return std::string(m.items[k].value.text);
+    }
+    return "<none>";
+  }
+};
+
+Read ReadLine(std::string_view msg) {
+  Read r;
+  if (const MetricForm* f = ReadMetricLine(msg, ScanLiterals(msg), &r.m)) r.form = f->name;
+  return r;
+}
+
+TEST(MetricForms, EverySampleReadsAsItsOwnForm) {
+  for (const MetricForm& f : MetricForms()) {
+    const Read r = ReadLine(f.sample);
+    EXPECT_EQ(r.form, f.name) << f.sample;
+    EXPECT_GT(r.m.count, 0u) << f.name;
+  }
+}
+
+TEST(MetricForms, DeepSpeedOverflowVariants) {
+  Read r = ReadLine(
+      "[deepspeed] OVERFLOW! Rank 3 Skipping step. Attempted loss scale: 1, reducing to 1");
+  EXPECT_EQ(r.form, "deepspeed_overflow");
+  EXPECT_EQ(r.m.named_rank, 3);
+  EXPECT_EQ(r.Text(kOverflowSkip), "1");
+  EXPECT_EQ(r.Text(kScaleAttempted), "1");
+  EXPECT_EQ(r.Text(kScaleReducedTo), "1");
+
+  // The old tag, a float scale, no tag at all.
+  r = ReadLine(
+      " [deepscale] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 262144, reducing to "
+      "131072.0");
+  EXPECT_EQ(r.Text(kScaleReducedTo), "131072.0");
+  r = ReadLine("OVERFLOW! Rank 12 Skipping step. Attempted loss scale: 4096, reducing to 2048");
+  EXPECT_EQ(r.m.named_rank, 12);
+
+  // Glued behind a tqdm bar on the same line.
+  r = ReadLine(
+      " 63%|######3   | 626/1000 [13:58<08:21,  1.34s/it][2026-02-03 22:19:56,702] [INFO] "
+      "[loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. "
+      "Attempted loss scale: 1, reducing to 1");
+  EXPECT_EQ(r.form, "deepspeed_overflow");
+  EXPECT_EQ(r.Text(kScaleAttempted), "1");
+
+  // Hysteresis: the scale is not reduced on this overflow.
+  r = ReadLine(
+      "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, but "
+      "hysteresis is 2. Reducing hysteresis to 1");
+  EXPECT_EQ(r.Text(kScaleAttempted), "65536");
+  EXPECT_EQ(r.Text(kScaleReducedTo), "<none>");
+  EXPECT_EQ(r.Text(kOverflowSkip), "1");
+}
+
+TEST(MetricForms, OtherScalerMessages) {
+  Read r = ReadLine(
+      "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 0.0001220703125");
+  EXPECT_EQ(r.form, "apex_overflow");
+  EXPECT_EQ(r.Text(kScaleReducedTo), "0.0001220703125");
+  EXPECT_EQ(r.m.named_rank, -1);  // "loss scaler 0" is the scaler's id, not a rank
+
+  r = ReadLine("Grad overflow on iteration 77");
+  EXPECT_EQ(r.form, "deepspeed_grad_overflow");
+  ASSERT_TRUE(r.m.step);
+  EXPECT_EQ(*r.m.step, 77);
+
+  r = ReadLine("Reducing dynamic loss scale from 2.0 to 1.0");
+  EXPECT_EQ(r.form, "deepspeed_scale_reduce");
+  EXPECT_EQ(r.Text(kScaleAttempted), "2.0");
+  EXPECT_EQ(r.Text(kScaleReducedTo), "1.0");
+
+  r = ReadLine(
+      "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting "
+      "run.");
+  EXPECT_EQ(r.form, "scale_at_minimum");
+}
+
+TEST(MetricForms, Megatron) {
+  Read r = ReadLine(
+      " [2026-03-14 01:50:14] iteration     2740/   20000 | consumed samples:       701440 | "
+      "elapsed time per iteration (ms): 2304.0 | learning rate: 1.992504E-04 | global batch "
+      "size:   256 | lm loss: NAN | loss scale: 1.0 | grad norm: 86.295 | number of skipped "
+      "iterations:   1 | number of nan iterations:   1 |");
+  EXPECT_EQ(r.form, "megatron_iteration");
+  ASSERT_TRUE(r.m.step);
+  EXPECT_EQ(*r.m.step, 2740);
+  EXPECT_EQ(r.Text(kLoss), "nan");
+  EXPECT_EQ(r.Text(kLossScale), "1.0");
+  EXPECT_EQ(r.Text(kGradNorm), "86.295");
+  EXPECT_EQ(r.Text(kSkippedIterations), "1");
+  EXPECT_EQ(r.Text(kNanIterations), "1");
+
+  r = ReadLine(
+      "ERROR:megatron.core.rerun_state_machine:Unexpected result inf on rank 14 at "
+      "iteration #88 invocation #1 (message='found Inf in local grad norm for bucket #0')");
+  EXPECT_EQ(r.form, "megatron_rerun");
+  EXPECT_EQ(r.m.named_rank, 14);
+  EXPECT_EQ(*r.m.step, 88);
+  EXPECT_EQ(r.Text(kRerunCheck), "inf");
+
+  // Its follow-up message names no result in that shape.
+  r = ReadLine(
+      "Rank 5, node gpu-a-04, device 1, iteration #2741: First rerun: unexpected result "
+      "is reproducible within the tolerance (nan = nan).");
+  EXPECT_EQ(r.form, "");
+
+  r = ReadLine(
+      " validation loss at iteration 500 on validation set | lm loss value: 2.105E+00 | lm loss "
+      "PPL: 8.2E+00 |");
+  EXPECT_EQ(r.form, "megatron_validation");
+  EXPECT_EQ(r.Text(kEvalLoss), "2.105E+00");
+  EXPECT_EQ(r.Text(kLoss), "<none>");
+}
+
+TEST(MetricForms, HfDicts) {
+  Read r = ReadLine("{'loss': nan, 'grad_norm': inf, 'learning_rate': 1.2e-05, 'epoch': 0.5}");
+  EXPECT_EQ(r.form, "hf_dict");
+  EXPECT_EQ(r.Text(kLoss), "nan");
+  EXPECT_EQ(r.Text(kGradNorm), "inf");
+  r = ReadLine("{\"loss\": NaN, \"grad_norm\": -Infinity, \"step\": 40}");
+  EXPECT_EQ(r.Text(kLoss), "nan");
+  EXPECT_EQ(r.Text(kGradNorm), "-inf");
+  EXPECT_EQ(*r.m.step, 40);
+  r = ReadLine("{'eval_loss': 1.87, 'eval_runtime': 12.3, 'epoch': 1.0}");
+  EXPECT_EQ(r.Text(kEvalLoss), "1.87");
+  // Behind a progress bar, with a tensor value.
+  r = ReadLine(
+      " 40%|####      | 400/1000 [02:00<03:00,  3.3it/s]{'loss': tensor(0.0, device='cuda:0'), "
+      "'grad_norm': 0.5}");
+  EXPECT_EQ(r.Text(kLoss), "0.0");
+  EXPECT_EQ(r.Text(kGradNorm), "0.5");
+  // The end-of-run summary has no loss point; a config dump's nested
+  // "loss_scale" is none either.
+  EXPECT_EQ(ReadLine("{'train_runtime': 1351.2, 'train_loss': 2.6165, 'epoch': 0.62}").form, "");
+  EXPECT_EQ(ReadLine("json = {\"train_micro_batch_size_per_gpu\": 4, \"fp16\": {\"enabled\": true, "
+                     "\"loss_scale\": 0, \"initial_scale_power\": 16}}")
+                .form,
+            "");
+  EXPECT_EQ(ReadLine("dynamic_loss_scale_args ...... {'init_scale': 65536, 'scale_window': 1000, "
+                     "'min_scale': 1}")
+                .form,
+            "");
+}
+
+TEST(MetricForms, KeyValueText) {
+  Read r = ReadLine("[rank 1] step 1/1200 loss 2.8879 lr 3.333e-07 tokens/s 11862 mem 32.1GB");
+  EXPECT_EQ(r.form, "key_value");
+  EXPECT_EQ(*r.m.step, 1);
+  EXPECT_EQ(r.m.named_rank, 1);
+  EXPECT_EQ(r.Text(kLoss), "2.8879");
+
+  r = ReadLine("Epoch 0:  45%|####5     | 450/1000 [00:30<00:37, 14.80it/s, loss=NaN, v_num=0]");
+  EXPECT_EQ(r.Text(kLoss), "nan");
+  EXPECT_FALSE(r.m.step);
+
+  r = ReadLine("Step [300/1000] train_loss: 1.25e+00 val loss = 1.3 grad norm: Infinity");
+  EXPECT_EQ(*r.m.step, 300);
+  EXPECT_EQ(r.Text(kLoss), "1.25e+00");
+  EXPECT_EQ(r.Text(kEvalLoss), "1.3");
+  EXPECT_EQ(r.Text(kGradNorm), "inf");
+
+  r = ReadLine("global_step=12 LOSS=-inf gnorm=3");
+  EXPECT_EQ(*r.m.step, 12);
+  EXPECT_EQ(r.Text(kLoss), "-inf");
+  EXPECT_EQ(r.Text(kGradNorm), "3");
+
+  // Words past a 64-byte block boundary, and a key word split by it.
+  // "steps" spans bytes 61-65, "training_loss" 125-137.
+  r = ReadLine(std::string(60, 'x') + " steps 9 " + std::string(55, 'y') + " training_loss=0.75");
+  EXPECT_EQ(*r.m.step, 9);
+  EXPECT_EQ(r.Text(kLoss), "0.75");
+
+  // Not points of the curve.
+  EXPECT_EQ(ReadLine("  train_loss               =     2.6165").form, "");
+  EXPECT_EQ(ReadLine("saving checkpoint, best loss 1.02").form, "");
+  EXPECT_EQ(ReadLine("loss scale: 65536.0").form, "");
+  EXPECT_EQ(ReadLine("cross entropy gloss 2").form, "");
+  EXPECT_EQ(ReadLine("loss=2.5x").form, "");
+  EXPECT_EQ(ReadLine("loss function: CrossEntropyLoss").form, "");
+}
+
+TEST(MetricForms, FirstValueOfANameWins) {
+  const Read r = ReadLine("loss 1.5 loss 9.5 step 3 step 4");
+  EXPECT_EQ(r.Text(kLoss), "1.5");
+  EXPECT_EQ(*r.m.step, 3);
+}
+
+}  // namespace
+}  // namespace casefile::numeric
