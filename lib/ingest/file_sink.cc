@@ -37,17 +37,19 @@ class LineSink : public FileSink {
     // glog and syslog stamps carry no year: take it from the file's mtime
     // until a line with a full date says otherwise.
     time_ctx_.default_year = ctx.mtime > 0 ? YearOf(ctx.mtime) : 1970;
+    year_from_mtime_ = ctx.mtime > 0;
+    mtime_us_ = ctx.mtime * 1000000;
     if (ctx.kind == FileKind::kHlo) hlo_.emplace(ctx.path);
     if (ctx.kind == FileKind::kConfig) config_text_.emplace();
     if (ctx.kind == FileKind::kLog) {
-      numeric_.emplace(ctx.file_id,
-                       numeric::NumericSinks{
-                           [this](const NumericFrameRow& r) { writer_.AddNumericFrame(r); },
-                           [this](const MetricChunkRow& r) { writer_.AddMetricChunk(r); },
-                           [this](const std::string& kind, const std::string& message) {
-                             writer_.AddIngestIssue(
-                                 {ctx_.bundle_id, ctx_.path, 0, kind, ctx_.path + ": " + message});
-                           }});
+      numeric_.emplace(
+          ctx.file_id,
+          numeric::NumericSinks{[this](const NumericFrameRow& r) { writer_.AddNumericFrame(r); },
+                                [this](const MetricChunkRow& r) { writer_.AddMetricChunk(r); },
+                                [this](const std::string& kind, const std::string& message) {
+                                  writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, kind,
+                                                          ctx_.path + ": " + message});
+                                }});
     }
     record_.file_id = ctx.file_id;
   }
@@ -76,10 +78,11 @@ class LineSink : public FileSink {
     }
     if (config_text_) FinishConfig();
     if (stats_.truncated_lines > 0) {
-      writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, "line_truncated",
-                              ctx_.path + ": " + std::to_string(stats_.truncated_lines) +
-                                  " line(s) longer than the line limit were truncated, first at line " +
-                                  std::to_string(stats_.first_truncated_line)});
+      writer_.AddIngestIssue(
+          {ctx_.bundle_id, ctx_.path, 0, "line_truncated",
+           ctx_.path + ": " + std::to_string(stats_.truncated_lines) +
+               " line(s) longer than the line limit were truncated, first at line " +
+               std::to_string(stats_.first_truncated_line)});
     }
   }
 
@@ -96,11 +99,21 @@ class LineSink : public FileSink {
     }
     if (!IsValidUtf8(text)) flags |= kLineInvalidUtf8;
     if (flags & kLineTruncated) {
-      if (stats_.truncated_lines++ == 0) stats_.first_truncated_line = static_cast<int64_t>(stats_.lines);
+      if (stats_.truncated_lines++ == 0)
+        stats_.first_truncated_line = static_cast<int64_t>(stats_.lines);
     }
-    const LinePrefix p = ParseLinePrefix(text, time_ctx_);
-    if ((p.wrappers & (kWrapIsoTime | kWrapDeepSpeed | kWrapCloudExport)) && p.ts_us != kNoTimestamp) {
+    LinePrefix p = ParseLinePrefix(text, time_ctx_);
+    if ((p.wrappers & (kWrapIsoTime | kWrapDeepSpeed | kWrapCloudExport)) &&
+        p.ts_us != kNoTimestamp) {
       time_ctx_.default_year = YearOf(p.ts_us / 1000000);
+      year_from_mtime_ = false;
+    } else if (year_from_mtime_ && p.ts_us != kNoTimestamp &&
+               p.ts_us > mtime_us_ + kFutureSlackUs && (p.wrappers & (kWrapGlog | kWrapSyslog))) {
+      // A year-less stamp after the file's own mtime was written the year
+      // before ("I1231 23:59:59" in a file saved on 1 January).
+      TimeContext previous = time_ctx_;
+      --previous.default_year;
+      p = ParseLinePrefix(text, previous);
     }
     record_.line_no = static_cast<int64_t>(stats_.lines);
     record_.offset = raw.offset;
@@ -127,10 +140,11 @@ class LineSink : public FileSink {
       return;
     }
     try {
-      ParseConfig(ConfigFormatForPath(ctx_.path), *config_text_,
-                  [&](std::string_view key, std::string_view value, int64_t line_no) {
-                    writer_.AddConfig({ctx_.file_id, std::string(key), std::string(value), line_no});
-                  });
+      ParseConfig(
+          ConfigFormatForPath(ctx_.path), *config_text_,
+          [&](std::string_view key, std::string_view value, int64_t line_no) {
+            writer_.AddConfig({ctx_.file_id, std::string(key), std::string(value), line_no});
+          });
     } catch (const Error& e) {
       writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, "config_invalid", e.what()});
     }
@@ -140,6 +154,10 @@ class LineSink : public FileSink {
   IndexWriter& writer_;
   LineSplitter splitter_;
   TimeContext time_ctx_;
+  bool year_from_mtime_ = false;  // the year guess still rests on the mtime
+  int64_t mtime_us_ = 0;
+  // Clock skew tolerated between a line's stamp and its file's mtime.
+  static constexpr int64_t kFutureSlackUs = 2 * 86400 * 1000000LL;
   LineRecord record_;
   std::string clean_;
   std::optional<HloScanner> hlo_;
@@ -154,17 +172,17 @@ class TraceSink : public FileSink {
   TraceSink(const FileContext& ctx, const Limits& limits, IndexWriter& writer)
       : ctx_(ctx),
         writer_(writer),
-        reader_(limits.max_trace_event_bytes,
-                TraceReader::Callbacks{
-                    [this](TraceEventRow&& row) {
-                      row.file_id = ctx_.file_id;
-                      writer_.AddTraceEvent(row);
-                    },
-                    [this](uint64_t offset, std::string kind, std::string message) {
-                      writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path,
-                                              static_cast<int64_t>(offset), std::move(kind),
-                                              ctx_.path + ": " + message});
-                    }}) {}
+        reader_(
+            limits.max_trace_event_bytes,
+            TraceReader::Callbacks{[this](TraceEventRow&& row) {
+                                     row.file_id = ctx_.file_id;
+                                     writer_.AddTraceEvent(row);
+                                   },
+                                   [this](uint64_t offset, std::string kind, std::string message) {
+                                     writer_.AddIngestIssue(
+                                         {ctx_.bundle_id, ctx_.path, static_cast<int64_t>(offset),
+                                          std::move(kind), ctx_.path + ": " + message});
+                                   }}) {}
 
   void Feed(std::string_view chunk) override {
     stats_.bytes += chunk.size();
@@ -206,9 +224,12 @@ class CountingSink : public FileSink {
 std::unique_ptr<FileSink> MakeFileSink(const FileContext& ctx, const Limits& limits,
                                        IndexWriter& writer) {
   switch (ctx.kind) {
-    case FileKind::kTrace: return std::make_unique<TraceSink>(ctx, limits, writer);
-    case FileKind::kBinary: return std::make_unique<CountingSink>();
-    default: return std::make_unique<LineSink>(ctx, limits, writer);
+    case FileKind::kTrace:
+      return std::make_unique<TraceSink>(ctx, limits, writer);
+    case FileKind::kBinary:
+      return std::make_unique<CountingSink>();
+    default:
+      return std::make_unique<LineSink>(ctx, limits, writer);
   }
 }
 

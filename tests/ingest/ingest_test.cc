@@ -273,6 +273,24 @@ TEST(Ingest, OneUnreadableInputAmongSeveralIsRecordedNotFatal) {
   EXPECT_EQ(Sql(*r, "SELECT count(*) FROM lines")[0][0], "1");
 }
 
+// Regression (review of issue 2): glog stamps carry no year; one after the
+// file's mtime belongs to the year before (a log saved just after New Year).
+TEST(Ingest, YearLessStampsDoNotLandInTheFuture) {
+  test::TempDir tmp;
+  const std::string archive = tmp.Join("y.tar");
+  // Member mtime: 2025-11-29T09:20:00Z (test_util writes 1764408000).
+  test::WriteArchive(archive, "tar",
+                     {{"w.log",
+                       "I1231 23:59:59.000000  1 a.cc:1] old year\n"
+                       "I1129 09:00:00.000000  1 a.cc:1] this year\n"}});
+  auto r = Build({archive}, tmp.Join("i.db"));
+  const Rows rows = Sql(*r, "SELECT ts_us FROM lines ORDER BY line_no");
+  ASSERT_EQ(rows.size(), 2u);
+  // date -u -d '2024-12-31 23:59:59' +%s = 1735689599; 2025-11-29 09:00:00 = 1764406800
+  EXPECT_EQ(rows[0][0], "1735689599000000");
+  EXPECT_EQ(rows[1][0], "1764406800000000");
+}
+
 TEST(Ingest, UnreadableInputThrows) {
   test::TempDir tmp;
   test::WriteFile(tmp.Join("garbage.bin"), std::string("\x01\x02\x03 not an archive", 22));
