@@ -55,8 +55,12 @@ const std::vector<TableSpec>& IndexTables() {
            {"path", "TEXT", "NOT NULL", "the input path as given"},
            {"identity", "TEXT", "NOT NULL",
             "identity of the input at index time (size, mtime, hash)"},
-           {"format", "TEXT", "NOT NULL", "directory, tar, tar.zst, zip... as the reader named it"},
-           {"status", "TEXT", "NOT NULL", "complete or partial"},
+           {"format", "TEXT", "NOT NULL",
+            "\"directory\", or libarchive's format and filter names (\"GNU tar format + zstd\", "
+            "\"ZIP 2.0 (deflation)\"); empty when unreadable"},
+           {"status", "TEXT", "NOT NULL",
+            "complete; partial (read only in part: damage or a limit; see error); unreadable "
+            "(not a directory or an archive we read; other inputs were indexed)"},
            {"error", "TEXT", "NOT NULL", "why the input is partial; empty when complete"},
            {"host", "TEXT", "", "host named by the bundle's manifest; NULL when none"},
            {"entries", "INTEGER", "NOT NULL", "entries read (files, directories, links)"},
@@ -277,7 +281,11 @@ const std::vector<TableSpec>& IndexTables() {
            {"path", "TEXT", "NOT NULL", "path inside the bundle; empty for the bundle itself"},
            {"offset", "INTEGER", "NOT NULL",
             "byte offset in the entry where it happened; 0 when none"},
-           {"kind", "TEXT", "NOT NULL", "short machine-readable kind of the issue"},
+           {"kind", "TEXT", "NOT NULL",
+            "short machine-readable kind: bundle_unreadable, archive_corrupt, gzip_corrupt, "
+            "gzip_not_gzip, entry_truncated, entry_limit, total_limit, entry_unreadable, "
+            "duplicate_entry, path_rewritten, path_invalid, line_truncated, config_invalid, "
+            "config_too_large, manifest_invalid, trace_* (see lib/parse/trace)"},
            {"message", "TEXT", "NOT NULL", "what happened, for people"},
        },
        "",
@@ -296,7 +304,9 @@ const std::vector<ColumnSpec>& LinesVtabColumns() {
       {"level", "TEXT", "", "trace, debug, info, warning, error or fatal; NULL when unknown"},
       {"host", "TEXT", "", "host named by the line or its file; NULL when unknown"},
       {"rank", "INTEGER", "", "global rank; NULL when unknown"},
-      {"pid", "INTEGER", "", "process id named by the line prefix; NULL when unknown"},
+      {"pid", "INTEGER", "",
+       "process id named by the line prefix (NCCL, Ray, syslog); for glog/absl headers the "
+       "thread id they print; NULL when unknown"},
       {"flags", "INTEGER", "",
        "bits: 1 truncated, 2 carriage-return frames reduced, 4 ANSI escapes removed, "
        "8 invalid UTF-8 kept, 16 no final newline"},
