@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -330,6 +331,32 @@ TEST(NumericAnalyzer, CollapseOnAnotherRankNamesIt) {
   ASSERT_EQ(r.findings[0].culprits.size(), 1u);
   EXPECT_EQ(r.findings[0].culprits[0].rank, 3);
   EXPECT_EQ(r.findings[0].culprits[0].host, "gpu-5");
+}
+
+// Review of issue 5: a scaler without a floor (Apex, GradScaler) that falls
+// far below 1 must be described as an underflow with the lowest scale, not as
+// "reached its minimum scale 1".
+TEST(NumericAnalyzer, ScalerWithoutAFloorUnderflows) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("bundle");
+  std::string log;
+  double scale = 65536;
+  for (int i = 0; i < 30; ++i) {
+    scale /= 2;
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to %g\n",
+                  scale);
+    log += line;
+  }
+  test::WriteFile(root + "/nodes/gpu-1/train.log", log);
+  auto index = Index(tmp, root);
+  const AnalysisResult r = RunNumeric(*index);
+  ASSERT_EQ(Codes(r), std::vector<std::string>{"numeric.loss_scale_collapse"});
+  const std::string& summary = r.findings[0].summary;
+  EXPECT_NE(summary.find("underflowed"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("6.104e-05"), std::string::npos) << summary;  // 65536 / 2^30
+  EXPECT_EQ(summary.find("minimum scale 1"), std::string::npos) << summary;
 }
 
 TEST(NumericAnalyzer, EarlyCalibrationIsHealthy) {

@@ -413,8 +413,13 @@ std::optional<Finding> BuildCollapse(const NumericFacts& facts, const EvidenceFn
   EvidenceList ev(evidence);
   CulpritList culprits;
   const ScaleFacts* lead = nullptr;
+  // A scale that fell to 0 or far below 1 (a scaler without a floor) says
+  // more than one resting at the floor, so it leads the summary.
   for (const ScaleFacts& g : facts.scales) {
-    if (!lead || (g.first_at_minimum && !lead->first_at_minimum)) lead = &g;
+    if (!lead || (g.first_zero && !lead->first_zero) ||
+        (!lead->first_zero && g.first_at_minimum && !lead->first_at_minimum)) {
+      lead = &g;
+    }
   }
   size_t cited = 0;
   size_t overflows = 0, at_min = 0;
@@ -433,7 +438,13 @@ std::optional<Finding> BuildCollapse(const NumericFacts& facts, const EvidenceFn
   }
   const std::string min = Num(facts.min_loss_scale);
   std::string s;
-  if (lead->first_at_minimum) {
+  if (lead->first_zero) {
+    s = "The loss scale of " + WhoText(lead->who) + " fell" +
+        (lead->highest ? " from " + Num(*lead->highest) : "") + " to " +
+        Num(lead->lowest.value_or(0)) + " (first at " + At(path, lead->file_id, *lead->first_zero) +
+        "): a scaler without a floor underflowed, so the gradients are scaled to nothing. " +
+        std::to_string(overflows) + " overflow line(s) (each a skipped optimizer step).";
+  } else if (lead->first_at_minimum) {
     const std::string where = At(path, lead->file_id, *lead->first_at_minimum);
     if (lead->form == "megatron_iteration") {
       s = "The loss scale of " + WhoText(lead->who) + " fell from " +
@@ -458,10 +469,6 @@ std::optional<Finding> BuildCollapse(const NumericFacts& facts, const EvidenceFn
           ". Once the scale cannot go lower, every step that overflows is skipped and the model "
           "stops learning.";
     }
-  } else if (lead->first_zero) {
-    s = "The loss scale of " + WhoText(lead->who) + " fell to " + Num(lead->lowest.value_or(0)) +
-        " (" + At(path, lead->file_id, *lead->first_zero) +
-        "): a scaler without a floor underflowed, so the gradients are scaled to nothing.";
   }
   if (message) {
     s += (s.empty() ? "" : " ") +
