@@ -166,6 +166,10 @@ typedef struct casefile_analyze_options {
 #define CASEFILE_ANALYZE_OPTIONS_INIT \
   { CASEFILE_ANALYZE_OPTIONS_VERSION, NULL, 0, 0 }
 
+/* Fills `opts` with defaults for `version` (all analyzers, findings stored).
+ * The caller owns `opts`; nothing is allocated. Returns CASEFILE_E_VERSION for
+ * a version this library does not know, CASEFILE_E_ARGUMENT for NULL.
+ * Thread-safe. */
 CASEFILE_API casefile_status casefile_analyze_options_init(casefile_analyze_options* opts,
                                                            unsigned int version);
 
