@@ -359,6 +359,72 @@ TEST(NumericAnalyzer, ScalerWithoutAFloorUnderflows) {
   EXPECT_EQ(summary.find("minimum scale 1"), std::string::npos) << summary;
 }
 
+// A scale logged as a metric (torch GradScaler.get_scale(), Apex's
+// loss_scale) beside the loss, with no scaler message in the log.
+std::string KeyValueScale(int step, const std::string& scale) {
+  return "step " + std::to_string(step) + " loss=2.31 grad_norm=0.9 loss_scale=" + scale + "\n";
+}
+
+TEST(NumericAnalyzer, LoggedScaleWithoutAFloorUnderflows) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("bundle");
+  std::string log;
+  for (int i = 1; i < 60; ++i) log += KeyValueScale(i, i < 20 ? "65536.0" : "0.5");
+  log += KeyValueScale(60, "3.7e-09");
+  test::WriteFile(root + "/nodes/gpu-1/train.log", log);
+  auto index = Index(tmp, root);
+  const AnalysisResult r = RunNumeric(*index);
+  ASSERT_EQ(Codes(r), std::vector<std::string>{"numeric.loss_scale_collapse"});
+  const std::string& summary = r.findings[0].summary;
+  EXPECT_NE(summary.find("underflowed"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("3.7e-09"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("from 6.554e+04"), std::string::npos) << summary;  // %.4g of 65536
+  // The evidence is the line of the first scale far below 1 (line 60).
+  ASSERT_FALSE(r.findings[0].evidence.empty());
+  EXPECT_EQ(r.findings[0].evidence[0].line, 60);
+  EXPECT_NE(r.findings[0].evidence[0].text.find("loss_scale=3.7e-09"), std::string::npos);
+}
+
+TEST(NumericAnalyzer, LoggedScaleInHfDictsAndBareScaleKey) {
+  {
+    test::TempDir tmp;
+    const std::string root = tmp.Join("bundle");
+    std::string log;
+    for (int i = 0; i < 10; ++i) log += Dict("2.3" + std::to_string(i));
+    log += "{'loss': 2.31, 'grad_norm': 0.9, 'loss_scale': 1.1e-10, 'epoch': 59}\n";
+    test::WriteFile(root + "/nodes/gpu-1/train.log", log);
+    auto index = Index(tmp, root);
+    EXPECT_EQ(Codes(RunNumeric(*index)), std::vector<std::string>{"numeric.loss_scale_collapse"});
+  }
+  {
+    test::TempDir tmp;
+    const std::string root = tmp.Join("bundle");
+    test::WriteFile(root + "/nodes/gpu-1/train.log",
+                    "step 4 loss=2.32 scale=2.0\nstep 5 loss=2.31 scale=0.0\n");
+    auto index = Index(tmp, root);
+    EXPECT_EQ(Codes(RunNumeric(*index)), std::vector<std::string>{"numeric.loss_scale_collapse"});
+  }
+}
+
+TEST(NumericAnalyzer, LoggedScaleCalibrationAndBf16AreHealthy) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("bundle");
+  // fp16: the scaler halves on overflows and grows back, never below 1.
+  std::string fp16;
+  const char* scales[] = {"65536.0", "32768.0", "65536.0", "16384.0", "32768.0", "65536.0"};
+  for (int i = 0; i < 60; ++i) fp16 += KeyValueScale(i, scales[i % std::size(scales)]);
+  test::WriteFile(root + "/nodes/gpu-1/train.log", fp16);
+  // bf16: no scaling, the scale is logged as a constant 1.
+  std::string bf16;
+  for (int i = 0; i < 60; ++i) {
+    bf16 +=
+        "{'loss': 2.31, 'grad_norm': 0.9, 'loss_scale': 1.0, 'step': " + std::to_string(i) + "}\n";
+  }
+  test::WriteFile(root + "/nodes/gpu-2/train.log", bf16);
+  auto index = Index(tmp, root);
+  EXPECT_TRUE(RunNumeric(*index).findings.empty());
+}
+
 TEST(NumericAnalyzer, EarlyCalibrationIsHealthy) {
   test::TempDir tmp;
   const std::string root = tmp.Join("bundle");

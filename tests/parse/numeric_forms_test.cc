@@ -197,6 +197,37 @@ TEST(MetricForms, KeyValueText) {
   EXPECT_EQ(ReadLine("loss function: CrossEntropyLoss").form, "");
 }
 
+TEST(MetricForms, LoggedLossScale) {
+  Read r = ReadLine("step 60 loss=2.31 grad_norm=0.9 loss_scale=3.7e-09");
+  EXPECT_EQ(r.form, "key_value");
+  EXPECT_EQ(r.Text(kLoss), "2.31");
+  EXPECT_EQ(r.Text(kLossScale), "3.7e-09");
+  r = ReadLine("step 5 loss=2.31 scale=0.0");
+  EXPECT_EQ(r.Text(kLossScale), "0.0");
+  r = ReadLine("iter 7 | loss: 2.31 | loss scale: 32768.0 | lr 1e-4");
+  EXPECT_EQ(r.Text(kLossScale), "32768.0");
+  r = ReadLine("[rank 3] step 9, loss 2.31, grad_scale 65536");
+  EXPECT_EQ(r.Text(kLossScale), "65536");
+  r = ReadLine("{'loss': 2.31, 'grad_norm': 0.9, 'loss_scale': 1.1e-10, 'epoch': 59}");
+  EXPECT_EQ(r.form, "hf_dict");
+  EXPECT_EQ(r.Text(kLossScale), "1.1e-10");
+  r = ReadLine("{\"loss\": 2.31, \"scale\": 0.0, \"step\": 5}");
+  EXPECT_EQ(r.Text(kLossScale), "0.0");
+  EXPECT_EQ(*r.m.step, 5);
+  r = ReadLine("{'loss': 2.31, 'grad_scale': 1024.0}");
+  EXPECT_EQ(r.Text(kLossScale), "1024.0");
+
+  // A scale named by another word is not the loss scale; a scale alone is
+  // no metrics line.
+  r = ReadLine("step 3 loss=2.31 noise scale 0.0");
+  EXPECT_EQ(r.form, "key_value");
+  EXPECT_EQ(r.Text(kLossScale), "<none>");
+  r = ReadLine("loss=2.31 rope scale: 0.0");
+  EXPECT_EQ(r.Text(kLossScale), "<none>");
+  EXPECT_EQ(ReadLine("loss_scale=0.0").form, "");
+  EXPECT_EQ(ReadLine("{'loss_scale': 0, 'initial_scale_power': 16}").form, "");
+}
+
 TEST(MetricForms, FirstValueOfANameWins) {
   const Read r = ReadLine("loss 1.5 loss 9.5 step 3 step 4");
   EXPECT_EQ(r.Text(kLoss), "1.5");

@@ -22,7 +22,17 @@ using form::kNpos;
 using form::ReadValueAt;
 using form::SkipBlanks;
 
-enum class WordRole { kNone, kLoss, kEvalLoss, kGradNorm, kNormAfterGrad, kStep, kRank };
+enum class WordRole {
+  kNone,
+  kLoss,
+  kEvalLoss,
+  kGradNorm,
+  kNormAfterGrad,
+  kScale,
+  kBareScale,
+  kStep,
+  kRank
+};
 
 struct WordAlias {
   std::string_view word;  // lower case
@@ -47,6 +57,9 @@ const WordAlias kWords[] = {
     {"gradnorm", WordRole::kGradNorm},
     {"gnorm", WordRole::kGradNorm},
     {"train/grad_norm", WordRole::kGradNorm},
+    {"loss_scale", WordRole::kScale},
+    {"grad_scale", WordRole::kScale},
+    {"scale", WordRole::kBareScale},  // "loss scale", "scale=0.0"
     {"step", WordRole::kStep},
     {"steps", WordRole::kStep},
     {"global_step", WordRole::kStep},
@@ -123,6 +136,23 @@ WordRole InContext(WordRole role, std::string_view prev) {
     return EqualsLower(prev, "grad") ? WordRole::kGradNorm : WordRole::kNone;
   }
   return role;
+}
+
+// A bare "scale" is the loss scale after "loss" or "grad", or as a key of
+// its own ("loss=2.3 scale=0.0", "| scale: 128"); behind another word and
+// blanks only ("noise scale 0.1", "rope scale: 8") it names something else.
+WordRole BareScaleInContext(std::string_view s, size_t start, std::string_view prev) {
+  if (prev.empty() || EqualsLower(prev, "loss") || EqualsLower(prev, "grad")) {
+    return WordRole::kScale;
+  }
+  const size_t prev_end = static_cast<size_t>(prev.data() - s.data()) + prev.size();
+  for (size_t i = prev_end; i < start; ++i) {
+    if (!scan::IsBlank(s[i])) return WordRole::kScale;  // "2.31, scale=", "| scale:"
+  }
+  for (char c : prev) {
+    if (scan::IsDigit(c)) return WordRole::kScale;  // "loss=2.31 scale=0.0"
+  }
+  return WordRole::kNone;
 }
 
 struct WordBytes {
@@ -242,6 +272,9 @@ void TakeKeyValue(WordRole role, const MetricValue& v, LineMetrics* out) {
     case WordRole::kGradNorm:
       out->Add(kGradNorm, v);
       break;
+    case WordRole::kScale:
+      out->Add(kLossScale, v);
+      break;
     case WordRole::kStep:
       if (integer && !out->step) out->step = static_cast<int64_t>(v.value);
       break;
@@ -251,6 +284,7 @@ void TakeKeyValue(WordRole role, const MetricValue& v, LineMetrics* out) {
       }
       break;
     case WordRole::kNormAfterGrad:
+    case WordRole::kBareScale:
     case WordRole::kNone:
       break;
   }
@@ -259,16 +293,20 @@ void TakeKeyValue(WordRole role, const MetricValue& v, LineMetrics* out) {
 }  // namespace
 
 // "step 12 loss=2.345 grad_norm=0.87", "[rank 1] step 1/1200 loss 2.8879",
-// "Epoch 0: 45%|... 14.8it/s, loss=2.34, v_num=0]", "loss: tensor(2.3...)".
+// "Epoch 0: 45%|... 14.8it/s, loss=2.34, v_num=0]", "loss: tensor(2.3...)",
+// "step 60 loss=2.31 loss_scale=65536.0" (the scale is read only beside a
+// curve value, like every other key).
 // A key word, then blanks, at most one ':' or '=', blanks, and a number.
 bool ParseKeyValue(std::string_view s, size_t, uint32_t, LineMetrics* out) {
   ForEachKeyWord(s, [&](size_t b, size_t e) {
     const std::string_view word = s.substr(b, e - b);
     WordRole role = RoleOfWord(word);
-    // The word before matters only for "loss" and "norm" ("val loss",
-    // "grad norm"); it is looked up only then.
+    // The word before matters only for "loss", "norm" and "scale" ("val
+    // loss", "grad norm", "loss scale"); it is looked up only then.
     if (role == WordRole::kNormAfterGrad || (role == WordRole::kLoss && word.size() == 4)) {
       role = InContext(role, WordBefore(s, b));
+    } else if (role == WordRole::kBareScale) {
+      role = BareScaleInContext(s, b, WordBefore(s, b));
     }
     if (role == WordRole::kNone) return;
     size_t j = SkipBlanks(s, e);

@@ -181,9 +181,19 @@ struct KeyAlias {
   const char* name;  // nullptr: the key is the step
 };
 
+// The scale keys hold the scale a user or framework logs beside the loss
+// (torch GradScaler.get_scale(), Apex's loss_scale); they are read only in
+// a dict that also holds a curve value, like every key here.
 const KeyAlias kDictKeys[] = {
-    {"loss", kLoss},   {"eval_loss", kEvalLoss}, {"grad_norm", kGradNorm},
-    {"step", nullptr}, {"global_step", nullptr},
+    {"loss", kLoss},
+    {"eval_loss", kEvalLoss},
+    {"grad_norm", kGradNorm},
+    {"loss_scale", kLossScale},
+    {"grad_scale", kLossScale},
+    {"scale", kLossScale},
+    {"loss scale", kLossScale},
+    {"step", nullptr},
+    {"global_step", nullptr},
 };
 
 // Skips one value of a dict: to the ',' or closing bracket at depth 0,

@@ -5,7 +5,8 @@
 //
 // Metric names stored (metric_chunks.name):
 //   loss, eval_loss, grad_norm           values of the training curve
-//   loss_scale                           the scale column of iteration lines
+//   loss_scale                           a logged scale: Megatron's column, or a
+//                                        loss_scale/scale key beside a loss
 //   loss_scale.attempted / .reduced_to   a loss-scaler reduction (S -> S')
 //   loss_scale.at_minimum                "Current loss scale already at minimum" (1)
 //   overflow_skip                        one skipped step (1 per line)

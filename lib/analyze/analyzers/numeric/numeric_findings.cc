@@ -442,8 +442,10 @@ std::optional<Finding> BuildCollapse(const NumericFacts& facts, const EvidenceFn
     s = "The loss scale of " + WhoText(lead->who) + " fell" +
         (lead->highest ? " from " + Num(*lead->highest) : "") + " to " +
         Num(lead->lowest.value_or(0)) + " (first at " + At(path, lead->file_id, *lead->first_zero) +
-        "): a scaler without a floor underflowed, so the gradients are scaled to nothing. " +
-        std::to_string(overflows) + " overflow line(s) (each a skipped optimizer step).";
+        "): a scaler without a floor underflowed, so the gradients are scaled to nothing." +
+        (overflows > 0 ? " " + std::to_string(overflows) +
+                             " overflow line(s) (each a skipped optimizer step)."
+                       : std::string());
   } else if (lead->first_at_minimum) {
     const std::string where = At(path, lead->file_id, *lead->first_at_minimum);
     if (lead->form == "megatron_iteration") {

@@ -209,9 +209,11 @@ ScaleFacts AnalyzeScale(const MetricGroup& g, double min_scale) {
     }
     return f;
   }
-  if (g.form == "megatron_iteration") {
-    const auto* scales = g.Find(kLossScale);
-    if (!scales) return f;
+  // A logged scale, one value per metrics line: Megatron's iteration lines,
+  // or a loss_scale/scale key in key=value lines and HF dicts. Only
+  // Megatron's lines count skipped iterations, so elsewhere only a scale of
+  // 0 or far below 1 (a scaler without a floor) is a collapse.
+  if (const auto* scales = g.Find(kLossScale)) {
     std::map<int64_t, double> skipped;
     if (const auto* pts = g.Find(kSkippedIterations)) {
       for (const SeriesPoint& p : *pts) skipped[p.line_no] = p.finite() ? p.value : 0;
