@@ -3724,6 +3724,11 @@ def scenario_healthy_bf16(d):
     return None, []
 
 
+# The cross-rank hang scenarios of issue #4 live in their own modules, which import this one.
+sys.modules.setdefault("generate", sys.modules[__name__])
+import gen_multihost_hang  # noqa: E402
+import gen_torch_hang  # noqa: E402
+
 SCENARIOS = {
     "hang_bad_chip": scenario_hang_bad_chip,
     "hang_network": scenario_hang_network,
@@ -3743,6 +3748,15 @@ SCENARIOS = {
     "numeric_bf16_in_fp16": scenario_numeric_bf16_in_fp16,
     "healthy_fp16": scenario_healthy_fp16,
     "healthy_bf16": scenario_healthy_bf16,
+    "hang_nccl_timeout_legacy": gen_torch_hang.scenario_hang_nccl_timeout_legacy,
+    "hang_nccl_timeout_behind": gen_torch_hang.scenario_hang_nccl_timeout_behind,
+    "hang_rank_crashed_first": gen_torch_hang.scenario_hang_rank_crashed_first,
+    "hang_collective_mismatch": gen_torch_hang.scenario_hang_collective_mismatch,
+    "hang_flight_recorder": gen_torch_hang.scenario_hang_flight_recorder,
+    "hang_jax_task_lost": gen_multihost_hang.scenario_hang_jax_task_lost,
+    "hang_hlo_fingerprint_nodigest": gen_multihost_hang.scenario_hang_hlo_fingerprint_nodigest,
+    "hang_step_straggler": gen_multihost_hang.scenario_hang_step_straggler,
+    "healthy_multirank": gen_torch_hang.scenario_healthy_multirank,
 }
 
 

@@ -5,7 +5,20 @@
 namespace casefile {
 
 AnalysisContext::AnalysisContext(const IndexReader& index)
-    : index_(index), files_(index.Files()), bundles_(index.Bundles()) {}
+    : index_(index),
+      shared_(std::make_shared<Shared>()),
+      files_(index.Files()),
+      bundles_(index.Bundles()) {}
+
+AnalysisContext::AnalysisContext(const IndexReader& index, const AnalysisContext& other)
+    : index_(index), shared_(other.shared_), files_(other.files_), bundles_(other.bundles_) {}
+
+const RankHostMap& AnalysisContext::rank_hosts() const {
+  if (!shared_->rank_hosts) {
+    shared_->rank_hosts = std::make_unique<RankHostMap>(RankHostMap::Load(index_, files_));
+  }
+  return *shared_->rank_hosts;
+}
 
 const std::string& AnalysisContext::BundleName(int64_t bundle_id) const {
   static const std::string kUnknown;

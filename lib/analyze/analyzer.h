@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyze/finding.h"
+#include "analyze/rank_map.h"
 #include "index/index_reader.h"
 
 namespace casefile {
@@ -24,6 +25,10 @@ struct AnalyzerInfo {
 class AnalysisContext {
  public:
   explicit AnalysisContext(const IndexReader& index);
+  // A context over the same index that shares `other`'s lazily built facts
+  // (the rank->host map), so that one analysis builds them once whatever
+  // the number of analyzers; its findings are its own.
+  AnalysisContext(const IndexReader& index, const AnalysisContext& other);
   const IndexReader& index() const { return index_; }
   // Display name of a bundle id (for evidence).
   const std::string& BundleName(int64_t bundle_id) const;
@@ -33,9 +38,17 @@ class AnalysisContext {
   Evidence MakeEvidence(int64_t file_id, int64_t line_no, std::string_view text) const;
   void Emit(Finding f);
   std::vector<Finding> TakeFindings();
+  // Host of each global rank (rank_map.h), built from the index on the first
+  // call and then shared by every context of this analysis. Not thread-safe,
+  // like the index reader it reads.
+  const RankHostMap& rank_hosts() const;
 
  private:
+  struct Shared {
+    std::unique_ptr<RankHostMap> rank_hosts;
+  };
   const IndexReader& index_;
+  std::shared_ptr<Shared> shared_;
   std::vector<FileRow> files_;
   std::vector<BundleRow> bundles_;
   std::vector<Finding> findings_;

@@ -50,7 +50,7 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
         result.analyzers.push_back(status);
         continue;
       }
-      AnalysisContext own(index);
+      AnalysisContext own(index, ctx);
       analyzer->Run(own);
       auto found = own.TakeFindings();
       for (auto& f : found) {

@@ -72,6 +72,21 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
                               "INSERT INTO metric_chunks (file_id, name, form, host, rank, "
                               "first_line, last_line, point_count, nonfinite_count, min_value, "
                               "max_value, points) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+    dist_event_ = Statement(db_,
+                            "INSERT INTO dist_events (file_id, line_no, ts_us, host, rank, kind, "
+                            "pg, pg_rank, seq, op, numel_in, numel_out, timeout_ms, elapsed_ms, "
+                            "last_enqueued, last_completed, value, detail) VALUES "
+                            "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)");
+    fr_entry_ = Statement(db_,
+                          "INSERT INTO fr_entries (file_id, rank, pg_id, pg_desc, record_id, "
+                          "collective_seq_id, p2p_seq_id, op, state, input_sizes, output_sizes, "
+                          "input_dtypes, output_dtypes, timeout_ms, time_created_ns, is_p2p, "
+                          "retired, frame, line_no) VALUES "
+                          "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)");
+    fr_group_ = Statement(db_,
+                          "INSERT INTO fr_groups (file_id, rank, pg_id, name, desc, ranks, "
+                          "last_enqueued, last_started, last_completed) VALUES "
+                          "(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
     block_ = Statement(db_,
                        "INSERT INTO line_blocks (file_id, block_no, first_line, line_count, "
                        "first_offset, min_ts, max_ts, raw_bytes, data) "
@@ -87,7 +102,8 @@ IndexStore::~IndexStore() { Close(); }
 void IndexStore::Close() noexcept {
   for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
                        &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &block_}) {
+                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_,
+                       &block_}) {
     s->Finalize();
   }
   if (db_) sqlite3_close_v2(db_);
@@ -243,6 +259,67 @@ void IndexStore::Insert(const MetricChunkRow& r) {
   s.Run();
 }
 
+void IndexStore::Insert(const DistEventRow& r) {
+  Statement& s = dist_event_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.line_no);
+  if (r.ts_us != kNoTimestamp) s.Bind(3, r.ts_us);
+  s.Bind(4, r.host);
+  s.Bind(5, r.rank);
+  s.Bind(6, r.kind);
+  s.Bind(7, r.pg);
+  s.Bind(8, r.pg_rank);
+  s.Bind(9, r.seq);
+  s.Bind(10, r.op);
+  s.Bind(11, r.numel_in);
+  s.Bind(12, r.numel_out);
+  s.Bind(13, r.timeout_ms);
+  s.Bind(14, r.elapsed_ms);
+  s.Bind(15, r.last_enqueued);
+  s.Bind(16, r.last_completed);
+  s.Bind(17, r.value);
+  s.Bind(18, r.detail);
+  s.Run();
+}
+
+void IndexStore::Insert(const FrEntryRow& r) {
+  Statement& s = fr_entry_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.rank);
+  s.Bind(3, r.pg_id);
+  s.Bind(4, r.pg_desc);
+  s.Bind(5, r.record_id);
+  s.Bind(6, r.collective_seq_id);
+  s.Bind(7, r.p2p_seq_id);
+  s.Bind(8, r.op);
+  s.Bind(9, r.state);
+  s.Bind(10, r.input_sizes);
+  s.Bind(11, r.output_sizes);
+  s.Bind(12, r.input_dtypes);
+  s.Bind(13, r.output_dtypes);
+  s.Bind(14, r.timeout_ms);
+  s.Bind(15, r.time_created_ns);
+  s.Bind(16, static_cast<int64_t>(r.is_p2p));
+  s.Bind(17, static_cast<int64_t>(r.retired));
+  s.Bind(18, r.frame);
+  s.Bind(19, r.line_no);
+  s.Run();
+}
+
+void IndexStore::Insert(const FrGroupRow& r) {
+  Statement& s = fr_group_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.rank);
+  s.Bind(3, r.pg_id);
+  s.Bind(4, r.name);
+  s.Bind(5, r.desc);
+  s.Bind(6, r.ranks);
+  s.Bind(7, r.last_enqueued);
+  s.Bind(8, r.last_started);
+  s.Bind(9, r.last_completed);
+  s.Run();
+}
+
 void IndexStore::StoreBlock(const StoredBlock& block) {
   Statement& s = block_;
   s.Bind(1, block.file_id);
@@ -276,7 +353,8 @@ void IndexStore::Finish(const std::map<std::string, std::string>& forced,
   Exec(db_, "COMMIT");
   for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
                        &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &block_}) {
+                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_,
+                       &block_}) {
     s->Finalize();
   }
   int rc = sqlite3_close(db_);

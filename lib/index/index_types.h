@@ -28,7 +28,8 @@ struct FileRow {
   int64_t id = 0;
   int64_t bundle_id = 0;
   std::string path;        // normalised path inside the bundle
-  std::string kind;        // log, hlo, trace, config, version, sysinfo, manifest, other
+  std::string kind;        // log, hlo, trace, config, version, sysinfo, manifest,
+                           // flight_recorder, binary, other
   std::string entry_type;  // file, directory, symlink, hardlink, device, other
   std::string link_target;
   int64_t size = -1;       // decompressed bytes read
@@ -126,6 +127,69 @@ struct MetricChunkRow {
   std::optional<double> min_value;  // smallest finite value; NULL when none
   std::optional<double> max_value;
   std::string points;  // [[line - first_line, step or null, "value text"], ...]
+};
+
+// One structured event of a distributed run read from a log line (see
+// lib/parse/dist and docs/SCHEMA.md, table dist_events): a collective
+// timeout, a process group's progress, a launcher's failure summary, a JAX
+// coordination-service error, a step time... `kind` says which columns are
+// set; unset optionals are NULL.
+struct DistEventRow {
+  int64_t file_id = 0;
+  int64_t line_no = 0;                   // the line that carries the event
+  int64_t ts_us = kNoTimestamp;          // the line's time, when it has one
+  std::optional<std::string> host;       // named by the line or the message
+  std::optional<int64_t> rank;           // global rank, when the line or message names it
+  std::string kind;                      // parse/dist/dist_kinds.h
+  std::optional<std::string> pg;         // process group ("0", "1(default_pg)")
+  std::optional<int64_t> pg_rank;        // rank inside `pg` as the message prints it
+  std::optional<int64_t> seq;            // collective sequence number / step / launch id
+  std::optional<std::string> op;         // ALLREDUCE, BROADCAST, nccl:all_reduce...
+  std::optional<int64_t> numel_in;
+  std::optional<int64_t> numel_out;
+  std::optional<int64_t> timeout_ms;
+  std::optional<int64_t> elapsed_ms;
+  std::optional<int64_t> last_enqueued;  // last enqueued work seq of the group
+  std::optional<int64_t> last_completed; // last completed work seq of the group
+  std::optional<double> value;           // exit code, step seconds... (per kind)
+  std::optional<std::string> detail;     // text that fits no column (error, signal, peer)
+};
+
+// One entry of a PyTorch flight-recorder dump (one file per rank): a
+// collective or p2p op as the rank recorded it.
+struct FrEntryRow {
+  int64_t file_id = 0;
+  int64_t line_no = 0;                 // line of the dump where the entry starts (evidence)
+  int64_t rank = -1;                   // the dump's rank (from its content or file name)
+  std::string pg_id;                   // process group id as the dump names it
+  std::optional<std::string> pg_desc;  // "default_pg"
+  int64_t record_id = 0;
+  std::optional<int64_t> collective_seq_id;
+  std::optional<int64_t> p2p_seq_id;
+  std::string op;                      // profiling_name: "nccl:all_reduce"
+  std::string state;                   // scheduled, started, completed
+  std::string input_sizes;             // JSON text: [[3, 4]]
+  std::string output_sizes;
+  std::string input_dtypes;            // JSON text: ["Float"]
+  std::string output_dtypes;
+  std::optional<int64_t> timeout_ms;
+  std::optional<int64_t> time_created_ns;
+  bool is_p2p = false;
+  bool retired = false;
+  std::optional<std::string> frame;    // top stack frame "all_reduce at x.py:123"
+};
+
+// A process group as one flight-recorder dump describes it.
+struct FrGroupRow {
+  int64_t file_id = 0;
+  int64_t rank = -1;
+  std::string pg_id;
+  std::optional<std::string> name;
+  std::optional<std::string> desc;
+  std::string ranks;  // JSON text of the member ranks: [0, 1, 2]
+  std::optional<int64_t> last_enqueued;
+  std::optional<int64_t> last_started;
+  std::optional<int64_t> last_completed;
 };
 
 struct IngestIssueRow {

@@ -74,6 +74,13 @@ size_t OpBytes(const WriteOp& op) {
           return 64 + o.path.size() + o.message.size();
         } else if constexpr (std::is_same_v<T, MetricChunkRow>) {
           return 128 + o.points.size();
+        } else if constexpr (std::is_same_v<T, DistEventRow>) {
+          return 256 + (o.detail ? o.detail->size() : 0);
+        } else if constexpr (std::is_same_v<T, FrEntryRow>) {
+          return 256 + o.input_sizes.size() + o.output_sizes.size() + o.input_dtypes.size() +
+                 o.output_dtypes.size() + (o.frame ? o.frame->size() : 0);
+        } else if constexpr (std::is_same_v<T, FrGroupRow>) {
+          return 128 + o.ranks.size();
         } else {
           return 256;
         }
@@ -394,6 +401,21 @@ void IndexWriter::AddNumericFrame(const NumericFrameRow& row) {
 }
 
 void IndexWriter::AddMetricChunk(const MetricChunkRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddDistEvent(const DistEventRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddFrEntry(const FrEntryRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddFrGroup(const FrGroupRow& row) {
   impl_->CheckFileId(row.file_id);
   impl_->AddOp(row);
 }

@@ -55,6 +55,9 @@ class IndexWriter {
   void AddConfig(const ConfigRow& row);
   void AddNumericFrame(const NumericFrameRow& row);
   void AddMetricChunk(const MetricChunkRow& row);
+  void AddDistEvent(const DistEventRow& row);
+  void AddFrEntry(const FrEntryRow& row);
+  void AddFrGroup(const FrGroupRow& row);
   void AddIngestIssue(const IngestIssueRow& row);
   // Sets a meta row. schema_version, casefile_version and line_block_format
   // belong to the writer and are overwritten at Commit(); created_at and

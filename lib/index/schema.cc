@@ -76,7 +76,9 @@ const std::vector<TableSpec>& IndexTables() {
            {"bundle_id", "INTEGER", "NOT NULL", "bundles.id"},
            {"path", "TEXT", "NOT NULL", "normalised path inside the bundle"},
            {"kind", "TEXT", "NOT NULL",
-            "log, hlo, trace, config, version, sysinfo, manifest or other"},
+            "log, hlo, trace, config, version, sysinfo, manifest, flight_recorder (a PyTorch "
+            "flight-recorder dump, JSON or pickle: its rows are in fr_entries and fr_groups), "
+            "binary or other (lib/parse/classify/classify.h gives the rules)"},
            {"entry_type", "TEXT", "NOT NULL",
             "file, directory, symlink, hardlink, device or other"},
            {"link_target", "TEXT", "NOT NULL", "target of a link; empty otherwise"},
@@ -262,6 +264,105 @@ const std::vector<TableSpec>& IndexTables() {
        {{"metric_chunks_by_series", "file_id, host, rank, form, name, first_line", false,
          "the chunks of one series in order"},
         {"metric_chunks_by_name", "name", false, "one metric across files"}}},
+      {"dist_events",
+       "Structured events of distributed runs read from log lines during ingest "
+       "(lib/parse/dist): PyTorch ProcessGroupNCCL watchdog and c10d store messages, launcher "
+       "failure summaries (torchrun, DeepSpeed, SLURM, MPI), JAX coordination-service errors, "
+       "MXLA program progress, step times, crash markers and the rank/host pairs lines reveal. "
+       "`kind` says which columns a row sets; docs/FINDINGS.md (section hang) lists the message "
+       "forms behind each kind.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the log"},
+           {"line_no", "INTEGER", "NOT NULL", "line that carries the event"},
+           {"ts_us", "INTEGER", "", "the line's time (UTC microseconds); NULL when it has none"},
+           {"host", "TEXT", "",
+            "host named by the line or the message; NULL when none (then files.host applies)"},
+           {"rank", "INTEGER", "",
+            "global rank named by the line or the message; NULL when none (then files.rank "
+            "applies)"},
+           {"kind", "TEXT", "NOT NULL",
+            "watchdog_timeout, work_progress, nccl_failed, watchdog_stuck, store_timeout, "
+            "collective_error, cuda_error, launcher_failure, crash, jax_coordination, "
+            "program_progress, step_time, rank_host (lib/parse/dist/dist_kinds.h)"},
+           {"pg", "TEXT", "", "process group as the message names it: \"0\", \"1(default_pg)\""},
+           {"pg_rank", "INTEGER", "",
+            "rank inside the process group as the message prints it (`[PG ... Rank k]`)"},
+           {"seq", "INTEGER", "",
+            "sequence number: the collective's SeqNum / work id, the step of a step time, the "
+            "launch id of program progress"},
+           {"op", "TEXT", "", "collective type (ALLREDUCE, BROADCAST...) or launcher name"},
+           {"numel_in", "INTEGER", "", "NumelIn of the collective"},
+           {"numel_out", "INTEGER", "", "NumelOut of the collective"},
+           {"timeout_ms", "INTEGER", "", "the collective's or barrier's timeout in ms"},
+           {"elapsed_ms", "INTEGER", "", "how long it ran before timing out, in ms"},
+           {"last_enqueued", "INTEGER", "", "last enqueued work of the group"},
+           {"last_completed", "INTEGER", "", "last completed work of the group"},
+           {"value", "REAL", "",
+            "per kind: exit code (launcher_failure), seconds (step_time), signal number..."},
+           {"detail", "TEXT", "",
+            "text that fits no column: the error, the signal name, the peer task"},
+       },
+       "",
+       {{"dist_events_by_kind", "kind, file_id, line_no", false, "all events of one kind"}}},
+      {"fr_entries",
+       "Entries of PyTorch flight-recorder dumps (TORCH_NCCL_TRACE_BUFFER_SIZE; one dump per "
+       "rank, JSON or pickle): one row per recorded collective or p2p operation.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the dump"},
+           {"rank", "INTEGER", "NOT NULL",
+            "rank that wrote the dump: its \"rank\" key, else the digits that end its file "
+            "name (nccl_trace_rank_12), else files.rank; -1 when unknown"},
+           {"pg_id", "TEXT", "NOT NULL",
+            "process group: its name (process_group[0], the key of pg_config, the same on "
+            "every rank); the entry's numeric pg_id when it names none"},
+           {"pg_desc", "TEXT", "", "process group description (default_pg)"},
+           {"record_id", "INTEGER", "NOT NULL",
+            "the entry's record_id (its position in the list when it has none)"},
+           {"collective_seq_id", "INTEGER", "", "sequence id of a collective in its group"},
+           {"p2p_seq_id", "INTEGER", "", "sequence id of a p2p op in its group"},
+           {"op", "TEXT", "NOT NULL", "profiling_name: nccl:all_reduce, nccl:send 1->2"},
+           {"state", "TEXT", "NOT NULL", "scheduled, started or completed"},
+           {"input_sizes", "TEXT", "NOT NULL",
+            "compact JSON list of input tensor shapes: [[3,4]]; [] when absent"},
+           {"output_sizes", "TEXT", "NOT NULL", "compact JSON list of output tensor shapes"},
+           {"input_dtypes", "TEXT", "NOT NULL",
+            "compact JSON list of input dtypes (ATen names): [\"Float\"]"},
+           {"output_dtypes", "TEXT", "NOT NULL", "compact JSON list of output dtypes"},
+           {"timeout_ms", "INTEGER", "", "the op's timeout"},
+           {"time_created_ns", "INTEGER", "", "when the op was enqueued (ns since the epoch)"},
+           {"is_p2p", "INTEGER", "NOT NULL",
+            "1 for send/recv (is_p2p, else a send/recv op name in older dumps)"},
+           {"retired", "INTEGER", "NOT NULL", "1 when the entry was retired"},
+           {"frame", "TEXT", "",
+            "first stack frame (innermost first) outside torch.distributed and "
+            "torch.nn.parallel, as \"name at file:line\", else the first frame; NULL when "
+            "the entry has no frames (the JSON form has none)"},
+           {"line_no", "INTEGER", "NOT NULL",
+            "line of the dump where the entry starts (a JSON dump written on one line: 1)"},
+       },
+       "",
+       {{"fr_entries_by_seq", "pg_id, collective_seq_id", false,
+         "the same collective across ranks"}}},
+      {"fr_groups",
+       "Process groups as each flight-recorder dump describes them (pg_config and pg_status).",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the dump"},
+           {"rank", "INTEGER", "NOT NULL", "rank that wrote the dump (as in fr_entries)"},
+           {"pg_id", "TEXT", "NOT NULL",
+            "process group, as fr_entries.pg_id names it: pg_config's key (the group name); "
+            "a group only pg_status lists (keyed by numeric id) is named through its entries, "
+            "else by that id"},
+           {"name", "TEXT", "", "group name"},
+           {"desc", "TEXT", "", "group description"},
+           {"ranks", "TEXT", "NOT NULL",
+            "compact JSON list of the member ranks: [0,1] (dumps write the string \"[0, 1]\"); "
+            "[] when unknown"},
+           {"last_enqueued", "INTEGER", "", "pg_status last_enqueued_collective"},
+           {"last_started", "INTEGER", "", "pg_status last_started_collective"},
+           {"last_completed", "INTEGER", "", "pg_status last_completed_collective"},
+       },
+       "",
+       {}},
       {"findings",
        "Findings of the last analysis stored in this index (replaced as a whole by each run).",
        {
@@ -285,7 +386,8 @@ const std::vector<TableSpec>& IndexTables() {
             "short machine-readable kind: bundle_unreadable, archive_corrupt, gzip_corrupt, "
             "gzip_not_gzip, entry_truncated, entry_limit, total_limit, entry_unreadable, "
             "duplicate_entry, path_rewritten, path_invalid, line_truncated, config_invalid, "
-            "config_too_large, manifest_invalid, trace_* (see lib/parse/trace)"},
+            "config_too_large, manifest_invalid, trace_* (see lib/parse/trace), "
+            "flight_recorder_* (see lib/parse/flight/flight_dump.h)"},
            {"message", "TEXT", "NOT NULL", "what happened, for people"},
        },
        "",

@@ -3,7 +3,9 @@
 #include <ctime>
 
 #include "common/error.h"
+#include "ingest/flight_sink.h"
 #include "parse/config/config_parser.h"
+#include "parse/dist/dist_extractor.h"
 #include "parse/hlo/hlo_scanner.h"
 #include "parse/line/ansi.h"
 #include "parse/line/line_prefix.h"
@@ -27,7 +29,8 @@ int YearOf(int64_t epoch_seconds) {
 
 // Every text file becomes lines (so any line can be cited as evidence);
 // HLO modules and configs are also summarised into their own tables, and
-// log lines also feed the numeric extractors (metrics, overflow reports).
+// log lines also feed the numeric extractors (metrics, overflow reports) and
+// the distributed-run events (collective timeouts, launchers, step times).
 class LineSink : public FileSink {
  public:
   LineSink(const FileContext& ctx, const Limits& limits, IndexWriter& writer)
@@ -50,6 +53,8 @@ class LineSink : public FileSink {
                                   writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, kind,
                                                           ctx_.path + ": " + message});
                                 }});
+      dist_.emplace(ctx.file_id,
+                    [this](const DistEventRow& r) { writer_.AddDistEvent(r); });
     }
     record_.file_id = ctx.file_id;
   }
@@ -70,6 +75,7 @@ class LineSink : public FileSink {
     splitter_.Finish();
     writer_.EndFileLines(ctx_.file_id);
     if (numeric_) numeric_->Finish();
+    if (dist_) dist_->Finish();
     if (hlo_ && hlo_->is_module()) {
       HloModuleRow row = hlo_->Finish();
       row.file_id = ctx_.file_id;
@@ -130,6 +136,7 @@ class LineSink : public FileSink {
     writer_.AddLine(record_);
     if (hlo_) hlo_->AddLine(text);
     if (numeric_) numeric_->AddLine(record_);
+    if (dist_) dist_->AddLine(record_);
   }
 
   void FinishConfig() {
@@ -163,6 +170,7 @@ class LineSink : public FileSink {
   std::optional<HloScanner> hlo_;
   std::optional<std::string> config_text_;
   std::optional<numeric::NumericExtractor> numeric_;
+  std::optional<dist::DistExtractor> dist_;
   bool config_too_large_ = false;
   FileStats stats_;
 };
@@ -228,6 +236,9 @@ std::unique_ptr<FileSink> MakeFileSink(const FileContext& ctx, const Limits& lim
       return std::make_unique<TraceSink>(ctx, limits, writer);
     case FileKind::kBinary:
       return std::make_unique<CountingSink>();
+    case FileKind::kFlightRecorder:
+      // Lines as for any text (evidence), plus the fr_* rows (flight_sink.h).
+      return MakeFlightSink(ctx, writer, std::make_unique<LineSink>(ctx, limits, writer));
     default:
       return std::make_unique<LineSink>(ctx, limits, writer);
   }

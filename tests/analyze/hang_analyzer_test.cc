@@ -166,8 +166,10 @@ TEST(HangAnalyzer, DescribesItsCodes) {
   EXPECT_EQ(info.codes,
             (std::vector<std::string>{"hang.bad_chip", "hang.network", "hang.different_module",
                                       "hang.fingerprint_mismatch", "hang.input_stall",
-                                      "hang.unrecoverable", "hang.unknown", "hang.straggler"}));
-  EXPECT_EQ(info.needed_kinds, std::vector<std::string>{"log"});
+                                      "hang.unrecoverable", "hang.unknown", "hang.straggler",
+                                      "hang.collective_timeout", "hang.collective_mismatch",
+                                      "hang.task_lost"}));
+  EXPECT_EQ(info.needed_kinds, (std::vector<std::string>{"log", "hlo"}));
 }
 
 }  // namespace

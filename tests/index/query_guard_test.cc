@@ -88,7 +88,7 @@ TEST_F(QueryGuardTest, WritesAreRefusedAndSayWhat) {
   // Nothing changed.
   EXPECT_EQ(QueryOne(*reader_, "SELECT count(*) FROM files"), "1");
   EXPECT_EQ(QueryOne(*reader_, "SELECT path FROM files"), "a.log");
-  EXPECT_EQ(QueryOne(*reader_, "PRAGMA user_version"), "1");
+  EXPECT_EQ(QueryOne(*reader_, "PRAGMA user_version"), std::to_string(kIndexSchemaVersion));
 }
 
 TEST_F(QueryGuardTest, VacuumIsRefused) {
@@ -116,7 +116,7 @@ TEST_F(QueryGuardTest, ReadingPragmasAreAllowed) {
   ASSERT_FALSE(cols.empty());
   EXPECT_EQ(cols[0][1], "id");
   EXPECT_EQ(cols[2][1], "path");
-  EXPECT_EQ(QueryOne(*reader_, "PRAGMA user_version"), "1");
+  EXPECT_EQ(QueryOne(*reader_, "PRAGMA user_version"), std::to_string(kIndexSchemaVersion));
   EXPECT_FALSE(QueryAll(*reader_, "PRAGMA index_list(files)").empty());
   EXPECT_EQ(QueryOne(*reader_, "SELECT count(*) FROM pragma_table_info('bundles')"), "10");
 }

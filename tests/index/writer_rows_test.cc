@@ -199,7 +199,7 @@ TEST(WriterRows, HloConfigsIssuesAndMeta) {
   EXPECT_EQ(issues[0].message, "entry cut at 1 MiB");
   EXPECT_EQ(r->Meta("tool_args"), "--fast");
   EXPECT_EQ(r->Meta("created_at"), "2000-01-01T00:00:00Z");
-  EXPECT_EQ(r->Meta("schema_version"), "1");
+  EXPECT_EQ(r->Meta("schema_version"), std::to_string(kIndexSchemaVersion));
 }
 
 TEST(WriterRows, InputsIdentityFollowsTheBundles) {

@@ -17,8 +17,8 @@ per file, ordered by bundle and path:
 
   bundle  the bundle's name (base name of its path)
   path    the path inside the bundle
-  kind    log, hlo, trace, config, version, sysinfo, manifest, binary or
-          other
+  kind    log, hlo, trace, config, version, sysinfo, manifest,
+          flight_recorder, binary or other
   host    the host the file belongs to, when known
   rank    the rank, when known
   size    bytes (decompressed)

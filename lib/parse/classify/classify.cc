@@ -19,8 +19,12 @@ using classify_internal::StripGz;
 static_assert(classify_internal::kBinarySniffBytes == kClassifyHeadBytes,
               "the binary rule is documented over the whole classified head");
 
-constexpr std::string_view kKindNames[] = {"log",     "hlo",      "trace",  "config", "version",
-                                           "sysinfo", "manifest", "binary", "other"};
+// Indexed by FileKind.
+constexpr std::string_view kKindNames[] = {
+    "log",     "hlo",      "trace",  "config", "version",
+    "sysinfo", "manifest", "binary", "other",  "flight_recorder"};
+static_assert(std::size(kKindNames) == static_cast<size_t>(FileKind::kFlightRecorder) + 1,
+              "one name per FileKind");
 
 // The parts of a path the name rules look at, lower-cased, ".gz" removed.
 struct NameParts {
@@ -105,6 +109,34 @@ classify_internal::NameHint HintFor(const NameParts& n) {
   return IsTextLikeName(n) ? NameHint::kTextLike : NameHint::kNeutral;
 }
 
+// "nccl_trace_rank_<N>" or "rank_<N>" ('-' and ' ' read as '_') with an
+// optional extension: the stem's tail after `prefix` is all digits.
+bool StemIsNumbered(const NameParts& n, std::string_view prefix) {
+  std::string_view stem = n.base;
+  stem.remove_suffix(n.ext.size());
+  if (stem.size() <= prefix.size() || stem.substr(0, prefix.size()) != prefix) return false;
+  for (char c : stem.substr(prefix.size())) {
+    if (!IsAsciiDigit(c)) return false;
+  }
+  return true;
+}
+
+// classify.h rule 1b.c.
+bool IsFlightRecorderName(const NameParts& n) {
+  if (!n.ext.empty() && !ExtIsAny(n, {".json", ".pkl", ".pickle"})) return false;
+  if (StemIsNumbered(n, "nccl_trace_rank_")) return true;
+  if (!StemIsNumbered(n, "rank_")) return false;
+  for (const std::string& d : n.dirs) {
+    if (d == "fr") return true;
+    for (std::string_view part :
+         {"flight_recorder", "flight-recorder", "flightrecorder", "fr_trace", "fr-trace",
+          "comm_trace", "comm-trace", "nccl_trace", "nccl-trace"}) {
+      if (d.find(part) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
 bool IsVersionName(const NameParts& n) {
   if (HasDir(n, {"versions", "version"})) return true;
   if (BaseStartsWithAnyWord(
@@ -147,6 +179,7 @@ FileKind ClassifyFile(std::string_view path, std::string_view head) {
   using namespace classify_internal;
   if (path == kManifestPath) return FileKind::kManifest;
   NameParts name = SplitName(path);
+  if (LooksLikeFlightRecorder(head, IsFlightRecorderName(name))) return FileKind::kFlightRecorder;
   if (LooksBinary(head, HintFor(name))) return FileKind::kBinary;
   if (LooksLikeHlo(head)) return FileKind::kHlo;
   std::optional<ConfigFormat> config = ConfigFormatForName(path);

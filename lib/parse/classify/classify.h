@@ -8,6 +8,22 @@
 // freely (a collect_env output saved as "stdout.log" is still a version file).
 //   1. kManifest: the path is exactly "casefile.json" (the bundle root; a
 //      casefile.json deeper in the tree is an ordinary config file).
+//   1b. kFlightRecorder, a PyTorch flight-recorder dump (formats.md 3.3),
+//      before the binary rule because its default form is a pickle:
+//      a. a pickle (PROTO 2-5 at byte 0) whose head holds the key strings
+//         "pg_config" or "pg_status", or "entries" with "collective_seq_id"
+//         or "profiling_name";
+//      b. a JSON object (first non-blank byte '{', not a trace by rule 4's
+//         test) whose head has the key "pg_config" or "pg_status", or
+//         "entries" with "collective_seq_id" or "profiling_name" (the JSON
+//         form sorts its keys: "entries" comes first, pg_config last);
+//      c. whatever the head's keys, a JSON object under a dump's name:
+//         nccl_trace_rank_<N> (the default TORCH_NCCL_DEBUG_INFO_TEMP_FILE
+//         prefix), or rank_<N> (torchtitan) under a directory whose name
+//         holds flight_recorder / flightrecorder / fr_trace / comm_trace /
+//         nccl_trace or is "fr"; with no extension or .json/.pkl/.pickle.
+//      A pickle under a dump's name without those keys in its head stays
+//      binary, and an empty file is not a dump.
 //   2. kBinary, from the first 64 KiB (kClassifyHeadBytes) of content and
 //      the name. "Non-text" bytes are NUL and the control bytes other than
 //      tab, LF, CR, FF, VT, BS and ESC (DEL counts as control); bytes >= 0x80
@@ -84,10 +100,22 @@
 
 namespace casefile {
 
-enum class FileKind { kLog, kHlo, kTrace, kConfig, kVersion, kSysinfo, kManifest, kBinary, kOther };
+enum class FileKind {
+  kLog,
+  kHlo,
+  kTrace,
+  kConfig,
+  kVersion,
+  kSysinfo,
+  kManifest,
+  kBinary,
+  kOther,
+  kFlightRecorder,
+};
 
 // "log", "hlo", "trace", "config", "version", "sysinfo", "manifest",
-// "binary", "other" (the values of files.kind in the index).
+// "binary", "other", "flight_recorder" (the values of files.kind in the
+// index).
 const char* FileKindName(FileKind kind);
 
 // The inverse of FileKindName; nullopt for any other string.

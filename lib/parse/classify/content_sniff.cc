@@ -184,6 +184,16 @@ bool HasBinaryMagic(std::string_view head) {
          head.substr(4, 6) == "\x31\x41\x59\x26\x53\x59";
 }
 
+// `quoted_key` followed by blanks and ':' somewhere in `s`.
+bool HasJsonKey(std::string_view s, std::string_view quoted_key) {
+  for (size_t pos = s.find(quoted_key); pos != std::string_view::npos;
+       pos = s.find(quoted_key, pos + 1)) {
+    std::string_view rest = TrimLeftWs(s.substr(pos + quoted_key.size()));
+    if (!rest.empty() && rest[0] == ':') return true;
+  }
+  return false;
+}
+
 bool IsPipFreezeLine(std::string_view line) {
   if (line[0] == '#') return true;
   if (StartsWith(line, "-e ")) return true;
@@ -250,6 +260,21 @@ bool LooksLikeTrace(std::string_view head) {
     return has_key("\"ph\"");
   }
   return false;
+}
+
+bool LooksLikeFlightRecorder(std::string_view head, bool dump_name) {
+  if (head.size() >= 2 && head[0] == '\x80' && head[1] >= 2 && head[1] <= 5) {
+    // Pickled keys are length-prefixed strings: search them bare.
+    return Contains(head, "pg_config") || Contains(head, "pg_status") ||
+           (Contains(head, "entries") &&
+            (Contains(head, "collective_seq_id") || Contains(head, "profiling_name")));
+  }
+  std::string_view s = TrimLeftWs(SkipBom(head));
+  if (s.empty() || s[0] != '{' || LooksLikeTrace(head)) return false;
+  if (dump_name) return true;
+  return HasJsonKey(s, "\"pg_config\"") || HasJsonKey(s, "\"pg_status\"") ||
+         (HasJsonKey(s, "\"entries\"") &&
+          (HasJsonKey(s, "\"collective_seq_id\"") || HasJsonKey(s, "\"profiling_name\"")));
 }
 
 bool LooksLikeJsonDocument(std::string_view head) {

@@ -21,6 +21,8 @@ inline constexpr size_t kBinarySniffBytes = 64 * 1024;
 bool LooksBinary(std::string_view head, NameHint hint);
 bool LooksLikeHlo(std::string_view head);
 bool LooksLikeTrace(std::string_view head);
+// classify.h rule 1b; `dump_name`: the path is a flight-recorder dump's name.
+bool LooksLikeFlightRecorder(std::string_view head, bool dump_name);
 bool LooksLikeJsonDocument(std::string_view head);
 bool LooksLikeVersionReport(std::string_view head);
 bool LooksLikeSysinfo(std::string_view head);

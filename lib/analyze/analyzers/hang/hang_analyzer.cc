@@ -1,9 +1,12 @@
 #include "analyze/analyzers/hang/hang_analyzer.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "analyze/analyzers/hang/dist_findings.h"
+#include "analyze/analyzers/hang/dist_inputs.h"
 #include "analyze/analyzers/hang/hang_findings.h"
 #include "analyze/analyzers/hang/megascale_parser.h"
 
@@ -20,13 +23,29 @@ class HangAnalyzer : public Analyzer {
   const AnalyzerInfo& info() const override {
     static const AnalyzerInfo kInfo{
         hang::kAnalyzerName,
-        "1",
-        "Megascale (MXLA) hangs on TPU slices: the coordinator's digest and the workers' reports",
+        "2",
+        "Hangs of distributed runs: Megascale (MXLA) digests and reports, PyTorch collective "
+        "timeouts and mismatches (logs and flight-recorder dumps), lost JAX tasks, HLO compiled "
+        "differently across hosts, stragglers",
         {"hang.bad_chip", "hang.network", "hang.different_module", "hang.fingerprint_mismatch",
-         "hang.input_stall", "hang.unrecoverable", "hang.unknown", "hang.straggler"},
-        {"log"},
+         "hang.input_stall", "hang.unrecoverable", "hang.unknown", "hang.straggler",
+         "hang.collective_timeout", "hang.collective_mismatch", "hang.task_lost"},
+        {"log", "hlo"},
     };
     return kInfo;
+  }
+
+  // Flight-recorder dumps alone are enough too (whatever kind the bundle
+  // classifier gave their files).
+  std::optional<std::string> NotApplicable(const AnalysisContext& ctx) const override {
+    if (!Analyzer::NotApplicable(ctx)) return std::nullopt;
+    bool dumps = false;
+    ctx.index().Query("SELECT 1 FROM fr_entries LIMIT 1", [&](const QueryRow&) {
+      dumps = true;
+      return false;
+    });
+    if (dumps) return std::nullopt;
+    return "no log or hlo files and no flight-recorder dumps in the bundle";
   }
 
   void Run(AnalysisContext& ctx) const override {
@@ -70,7 +89,19 @@ class HangAnalyzer : public Analyzer {
     const hang::EvidenceFn evidence = [&ctx](int64_t file_id, const hang::SourceLine& line) {
       return ctx.MakeEvidence(file_id, line.line_no, line.text);
     };
-    for (Finding& f : hang::BuildHangFindings(scans, evidence)) ctx.Emit(std::move(f));
+    hang::MxlaOutcome mxla;
+    for (const hang::FileScan& scan : scans) mxla.any_digest |= !scan.digests.empty();
+    mxla.findings = hang::BuildHangFindings(scans, evidence);
+
+    // The cross-rank half reads the tables ingest filled (one query each)
+    // and cites lines by number, so only cited lines are decoded.
+    const hang::DistInputs inputs = hang::LoadDistInputs(ctx.index(), ctx.files());
+    const hang::DistContext dist{
+        inputs, ctx.rank_hosts(), [&ctx](int64_t file_id, int64_t line_no) {
+          return ctx.MakeEvidence(file_id, line_no,
+                                  ctx.index().LineText(file_id, line_no).value_or(""));
+        }};
+    for (Finding& f : hang::CombineHangFindings(std::move(mxla), dist)) ctx.Emit(std::move(f));
   }
 };
 

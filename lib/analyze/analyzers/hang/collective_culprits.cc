@@ -1,0 +1,283 @@
+#include "analyze/analyzers/hang/collective_culprits.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analyze/analyzers/hang/collective_rules.h"
+#include "analyze/analyzers/hang/flight_rules.h"
+
+namespace casefile::hang {
+
+bool IsHangConsequence(const DistEvent& e) {
+  if (e.kind == DistKind::kLauncherFailure && e.value && static_cast<int64_t>(*e.value) == -15)
+    return true;
+  if (!e.detail) return false;
+  static const std::string_view kMarkers[] = {
+      "watchdog",
+      "timed out",
+      "timeout",
+      "DistBackendError",
+      "communicator was aborted",
+      "SIGTERM",
+      "ChildFailedError",
+      "Some NCCL operations",
+      "SignalException",
+  };
+  for (std::string_view m : kMarkers) {
+    if (ContainsNoCase(*e.detail, m)) return true;
+  }
+  return false;
+}
+
+namespace collective {
+namespace {
+
+constexpr size_t kMaxErrorInSummary = 240;
+
+bool IsFailure(DistKind k) {
+  return k == DistKind::kCrash || k == DistKind::kCudaError || k == DistKind::kCollectiveError ||
+         k == DistKind::kLauncherFailure;
+}
+
+bool IsRootCause(const DistEvent& e) {
+  return e.kind == DistKind::kLauncherFailure && e.detail &&
+         (e.detail->starts_with("root_cause") || e.detail->starts_with("root cause"));
+}
+
+std::string LauncherText(const DistEvent& e) {
+  std::string who = e.op ? *e.op : std::string("the launcher");
+  if (!e.value) return who + " reports the worker failed";
+  const auto code = static_cast<int64_t>(*e.value);
+  std::string s = who + " reports ";
+  if (code < 0) {
+    s += "signal " + std::to_string(-code);
+    if (e.detail && e.detail->starts_with("SIG")) s += " (" + *e.detail + ")";
+  } else {
+    s += "exit code " + std::to_string(code);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<Failed> FailedFirst(const View& v, const DistInputs& in) {
+  std::map<int64_t, Failed> by_rank;
+  for (const DistEvent& e : in.events) {
+    if (!IsFailure(e.kind) || !e.rank || v.first_timeout.count(*e.rank)) continue;
+    if (IsHangConsequence(e)) continue;
+    // An error logged after the others had already timed out cannot be
+    // what they were waiting for.
+    if (e.ts_us != kNoTimestamp && v.first_timeout_ts != kNoTimestamp &&
+        e.ts_us > v.first_timeout_ts)
+      continue;
+    Failed& f = by_rank[*e.rank];
+    f.rank = *e.rank;
+    (e.kind == DistKind::kLauncherFailure ? f.launcher : f.errors).push_back(&e);
+    if (e.ts_us != kNoTimestamp && (f.first_ts == kNoTimestamp || e.ts_us < f.first_ts))
+      f.first_ts = e.ts_us;
+    f.root_cause = f.root_cause || IsRootCause(e);
+  }
+  std::vector<Failed> out;
+  for (auto& [rank, f] : by_rank) {
+    std::sort(f.errors.begin(), f.errors.end(), Before);
+    std::sort(f.launcher.begin(), f.launcher.end(), Before);
+    out.push_back(std::move(f));
+  }
+  // First in time; without times, the launcher's root cause; then the rank.
+  std::sort(out.begin(), out.end(), [](const Failed& a, const Failed& b) {
+    const int64_t ta = a.first_ts == kNoTimestamp ? INT64_MAX : a.first_ts;
+    const int64_t tb = b.first_ts == kNoTimestamp ? INT64_MAX : b.first_ts;
+    return std::make_tuple(ta, !a.root_cause, a.rank) < std::make_tuple(tb, !b.root_cause, b.rank);
+  });
+  return out;
+}
+
+std::string FailureText(const Failed& f) {
+  std::string s;
+  if (!f.errors.empty()) {
+    const DistEvent* first = f.errors.front();
+    for (const DistEvent* e : f.errors) {
+      if (e->ts_us != kNoTimestamp && (first->ts_us == kNoTimestamp || e->ts_us < first->ts_us))
+        first = e;
+    }
+    const std::string detail = first->detail ? Shorten(*first->detail, kMaxErrorInSummary) : "";
+    switch (first->kind) {
+      case DistKind::kCudaError:
+        s = "CUDA error" + (detail.empty() ? "" : ": " + detail);
+        break;
+      case DistKind::kCollectiveError:
+        s = "NCCL error" + (detail.empty() ? "" : ": " + detail);
+        break;
+      default:
+        s = detail.empty() ? "it crashed (traceback or fatal signal)" : detail;
+        break;
+    }
+  }
+  if (!f.launcher.empty()) {
+    const std::string l = LauncherText(*f.launcher.front());
+    s = s.empty() ? l : s + " (" + l + ")";
+  }
+  return s;
+}
+
+// ---- (b) ranks behind -----------------------------------------------------
+
+std::vector<Behind> RanksBehind(const View& v) {
+  std::vector<Behind> out;
+  for (const auto& [key, g] : v.groups) {
+    if (!g.seq) continue;
+    const int64_t s = *g.seq;
+    std::map<int64_t, size_t> completed;
+    size_t enqueued_behind = 0;
+    for (const auto& [rank, e] : g.progress) {
+      if (e->last_completed) ++completed[*e->last_completed];
+      if (e->last_enqueued && *e->last_enqueued < s) ++enqueued_behind;
+    }
+    // Progress lines of several ranks to compare, or one rank that did not
+    // even enqueue the collective the others wait in.
+    if (g.progress.size() < 2 && enqueued_behind == 0) continue;
+    size_t completed_reports = 0;
+    for (const auto& [c, n] : completed) completed_reports += n;
+    const int64_t completed_mode = completed.empty() ? 0 : ModeOf(completed);
+    std::set<int64_t> members;
+    for (const auto& [rank, e] : g.timeouts) members.insert(rank);
+    for (const auto& [rank, e] : g.progress) members.insert(rank);
+    std::vector<Behind> found;
+    for (int64_t rank : members) {
+      auto p = g.progress.find(rank);
+      const DistEvent* prog = p == g.progress.end() ? nullptr : p->second;
+      Behind b{rank, "", nullptr, &g};
+      if (prog && prog->last_enqueued) {
+        if (*prog->last_enqueued < s) {
+          b.what = "last enqueued SeqNum " + std::to_string(*prog->last_enqueued);
+          b.line = prog;
+        }
+      } else if (prog && prog->last_completed) {
+        if (completed_reports >= 2 && *prog->last_completed < completed_mode &&
+            *prog->last_completed < s - 1) {
+          b.what = "last completed SeqNum " + std::to_string(*prog->last_completed);
+          b.line = prog;
+        }
+      } else if (g.progress.size() >= 2) {
+        auto t = g.timeouts.find(rank);
+        if (t != g.timeouts.end() && t->second->seq && *t->second->seq < s) {
+          b.what = "timed out at SeqNum " + std::to_string(*t->second->seq);
+          b.line = t->second;
+        }
+      }
+      if (b.line) found.push_back(std::move(b));
+    }
+    // Everyone behind everyone is no straggler.
+    if (found.size() < members.size()) out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+// ---- (c) ranks that never arrived -----------------------------------------
+
+std::vector<int64_t> ExpectedRanks(const DistContext& ctx) {
+  int64_t n = ctx.ranks.world_size();
+  if (n <= 0) {
+    for (const FrGroup& g : ctx.in.fr.groups) {
+      n = std::max<int64_t>(n, static_cast<int64_t>(ParseRankList(g.ranks).size()));
+    }
+  }
+  std::vector<int64_t> out;
+  if (n > 0) {
+    for (int64_t r = 0; r < n; ++r) out.push_back(r);
+    return out;
+  }
+  std::set<int64_t> seen;
+  for (const FileInfo& f : ctx.in.files) {
+    if (f.rank) seen.insert(*f.rank);
+  }
+  for (const DistEvent& e : ctx.in.events) {
+    if (e.rank) seen.insert(*e.rank);
+  }
+  for (const StepSeries& s : ctx.in.steps) {
+    if (s.rank) seen.insert(*s.rank);
+  }
+  for (const FrEntry& e : ctx.in.fr.entries) {
+    if (e.rank >= 0) seen.insert(e.rank);
+  }
+  return {seen.begin(), seen.end()};
+}
+
+OwnLogs::OwnLogs(const DistContext& ctx) : ctx_(ctx) {
+  for (const FileInfo& f : ctx.in.files) {
+    if (f.kind != "log" || f.line_count <= 0) continue;
+    if (f.rank) by_rank_.emplace(*f.rank, &f);
+    if (!f.host.empty()) by_host_.emplace(f.host, &f);
+  }
+}
+
+OwnLog OwnLogs::Of(int64_t rank) const {
+  if (auto it = by_rank_.find(rank); it != by_rank_.end()) return {it->second, false};
+  if (const std::string* h = ctx_.ranks.HostOf(rank)) {
+    if (auto it = by_host_.find(*h); it != by_host_.end()) return {it->second, true};
+  }
+  return {};
+}
+
+// ---- the mismatch of the logs -----------------------------------------------
+
+std::optional<LogMismatch> FindLogMismatch(const View& v) {
+  std::vector<const Group*> order;
+  if (v.primary) order.push_back(v.primary);
+  for (const auto& [key, g] : v.groups) {
+    if (&g != v.primary) order.push_back(&g);
+  }
+  for (const Group* g : order) {
+    std::map<int64_t, std::vector<const DistEvent*>> by_seq;
+    for (const auto& [rank, e] : g->timeouts) {
+      if (e->seq) by_seq[*e->seq].push_back(e);
+    }
+    for (const auto& [seq, lines] : by_seq) {
+      if (lines.size() < 2) continue;
+      // Element counts are compared only when every rank printed them (an
+      // older format prints none).
+      bool in_all = true, out_all = true;
+      for (const DistEvent* e : lines) {
+        in_all &= e->numel_in.has_value();
+        out_all &= e->numel_out.has_value();
+      }
+      std::map<std::string, Side> sides;
+      for (const DistEvent* e : lines) {
+        const std::string op = e->op.value_or("?");
+        std::string key = op;
+        std::string text = op;
+        if (in_all || out_all) {
+          DistEvent shown;
+          if (in_all) shown.numel_in = e->numel_in;
+          if (out_all) shown.numel_out = e->numel_out;
+          const std::string n = WorkDetails(&shown);
+          key += '\x1f' + n;
+          text += " (" + n + ")";
+        }
+        Side& side = sides[key];
+        side.text = text;
+        side.ranks.push_back(*e->rank);
+        side.lines.push_back(e);
+      }
+      if (sides.size() < 2) continue;
+      LogMismatch m;
+      m.group = g;
+      m.seq = seq;
+      for (auto& [key, side] : sides) m.sides.push_back(std::move(side));
+      std::stable_sort(m.sides.begin(), m.sides.end(), [](const Side& a, const Side& b) {
+        return a.ranks.size() > b.ranks.size();
+      });
+      const bool tie = m.sides[0].ranks.size() == m.sides[1].ranks.size();
+      for (size_t i = tie ? 0 : 1; i < m.sides.size(); ++i)
+        m.culprits.insert(m.culprits.end(), m.sides[i].ranks.begin(), m.sides[i].ranks.end());
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace collective
+}  // namespace casefile::hang

@@ -1,0 +1,169 @@
+#include "analyze/analyzers/hang/collective_view.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "analyze/analyzers/hang/collective_rules.h"
+
+namespace casefile::hang::collective {
+
+bool Before(const DistEvent* a, const DistEvent* b) {
+  return std::tie(a->file_id, a->line_no) < std::tie(b->file_id, b->line_no);
+}
+
+std::string GroupKey(const std::string& pg) {
+  std::string_view id(pg);
+  id = id.substr(0, id.find('('));
+  while (!id.empty() && id.front() == ' ') id.remove_prefix(1);
+  while (!id.empty() && id.back() == ' ') id.remove_suffix(1);
+  return id.empty() ? pg : std::string(id);
+}
+
+View BuildView(const DistInputs& in) {
+  View v;
+  std::vector<const DistEvent*> progress;
+  for (const DistEvent& e : in.events) {
+    if (e.kind == DistKind::kWatchdogTimeout) {
+      v.timeouts.push_back(&e);
+    } else if (e.kind == DistKind::kWorkProgress) {
+      progress.push_back(&e);
+    } else if (e.kind == DistKind::kNcclFailed && e.rank) {
+      v.spoke.insert(*e.rank);
+    }
+  }
+  std::sort(v.timeouts.begin(), v.timeouts.end(), Before);
+  std::sort(progress.begin(), progress.end(), Before);
+
+  // A line without a [PG ...] prefix belongs to the group that another line
+  // of the same rank names for the same sequence number (torch 2.2-2.3 print
+  // the timeout without the prefix and the progress line with it); else to
+  // the only group any line names; else to the default group.
+  std::set<std::string> named;
+  std::map<std::pair<int64_t, int64_t>, std::string> named_at;
+  for (const auto* list : {&v.timeouts, &progress}) {
+    for (const DistEvent* e : *list) {
+      if (!e->pg) continue;
+      std::string key = GroupKey(*e->pg);
+      named.insert(key);
+      if (e->rank && e->seq) named_at.emplace(std::make_pair(*e->rank, *e->seq), std::move(key));
+    }
+  }
+  auto group_of = [&](const DistEvent& e) -> Group& {
+    std::string key;
+    if (e.pg) {
+      key = GroupKey(*e.pg);
+    } else if (auto it = e.rank && e.seq ? named_at.find({*e.rank, *e.seq}) : named_at.end();
+               it != named_at.end()) {
+      key = it->second;
+    } else {
+      key = named.size() == 1 ? *named.begin() : "0";
+    }
+    Group& g = v.groups[key];
+    g.key = key;
+    // The label with the description ("0(default_pg)") reads best.
+    if (e.pg && (g.label.empty() || (g.label.find('(') == std::string::npos &&
+                                     e.pg->find('(') != std::string::npos))) {
+      g.label = *e.pg;
+    }
+    return g;
+  };
+  for (const DistEvent* e : v.timeouts) {
+    if (e->ts_us != kNoTimestamp &&
+        (v.first_timeout_ts == kNoTimestamp || e->ts_us < v.first_timeout_ts)) {
+      v.first_timeout_ts = e->ts_us;
+    }
+    if (!e->rank) continue;
+    v.first_timeout.emplace(*e->rank, e);
+    v.spoke.insert(*e->rank);
+    group_of(*e).timeouts.emplace(*e->rank, e);
+  }
+  for (const DistEvent* e : progress) {
+    if (!e->rank) continue;
+    v.spoke.insert(*e->rank);
+    group_of(*e).progress.emplace(*e->rank, e);
+  }
+  for (auto& [key, g] : v.groups) {
+    std::map<int64_t, size_t> counts;
+    for (const auto& [rank, e] : g.timeouts) {
+      if (e->seq) ++counts[*e->seq];
+    }
+    if (!counts.empty()) {
+      g.seq = ModeOf(counts);
+      g.ranks_at_seq = counts[*g.seq];
+      for (const auto& [rank, e] : g.timeouts) {
+        if (e->seq == g.seq) {
+          g.at_seq = e;
+          break;
+        }
+      }
+    }
+    if (g.timeouts.empty()) continue;
+    if (!v.primary || g.timeouts.size() > v.primary->timeouts.size()) v.primary = &g;
+  }
+  return v;
+}
+
+// "ALLREDUCE, 4194304 elements, timeout 600000 ms"
+std::string WorkDetails(const DistEvent* e) {
+  if (!e) return "";
+  std::vector<std::string> parts;
+  if (e->op) parts.push_back(*e->op);
+  if (e->numel_in && e->numel_out && *e->numel_in != *e->numel_out) {
+    parts.push_back("NumelIn " + std::to_string(*e->numel_in) + ", NumelOut " +
+                    std::to_string(*e->numel_out));
+  } else if (e->numel_in || e->numel_out) {
+    parts.push_back(std::to_string(e->numel_in ? *e->numel_in : *e->numel_out) + " elements");
+  }
+  if (e->timeout_ms) parts.push_back("timeout " + std::to_string(*e->timeout_ms) + " ms");
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::string GroupSuffix(const Group& g) {
+  if (g.label.empty()) return "";
+  // "0(default_pg)" as the prefix prints it reads "0 (default_pg)".
+  std::string label = g.label;
+  const size_t open = label.find('(');
+  if (open != std::string::npos && open > 0 && label[open - 1] != ' ') label.insert(open, " ");
+  return " in process group " + label;
+}
+
+// "31 ranks wait at SeqNum 1042 (ALLREDUCE, 4194304 elements, timeout 600000 ms)"
+std::string WaitClause(const View& v) {
+  if (!v.primary) {
+    return Count(v.timeouts.size(), "watchdog timeout line", "watchdog timeout lines") +
+           " name no rank";
+  }
+  const Group& g = *v.primary;
+  std::string s;
+  if (g.seq) {
+    s = Count(g.ranks_at_seq, "rank waits", "ranks wait") + " at SeqNum " + std::to_string(*g.seq);
+  } else {
+    s = Count(g.timeouts.size(), "rank timed out", "ranks timed out") + " waiting";
+  }
+  const std::string details = WorkDetails(g.at_seq ? g.at_seq : g.timeouts.begin()->second);
+  if (!details.empty()) s += " (" + details + ")";
+  s += GroupSuffix(g);
+  if (v.groups.size() > 1) {
+    size_t others = 0;
+    for (const auto& [key, other] : v.groups) {
+      if (&other != &g) others += other.timeouts.size();
+    }
+    if (others > 0) s += "; " + Count(others, "more timeout", "more timeouts") + " in other groups";
+  }
+  return s;
+}
+
+void CiteWaiting(const View& v, LineCitations& ev) {
+  size_t n = 0;
+  for (const auto& [rank, e] : v.first_timeout) {
+    if (n++ >= kMaxWaitingCited) break;
+    ev.Add(e->file_id, e->line_no);
+  }
+  // Timeouts that name no rank still show the hang.
+  for (size_t i = 0; v.first_timeout.empty() && i < v.timeouts.size() && i < kMaxWaitingCited; ++i)
+    ev.Add(v.timeouts[i]->file_id, v.timeouts[i]->line_no);
+}
+
+}  // namespace casefile::hang::collective

@@ -1,0 +1,231 @@
+#include "analyze/analyzers/hang/dist_inputs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+namespace casefile::hang {
+namespace {
+
+using Value = std::optional<std::string>;
+
+std::optional<int64_t> IntOf(const Value& v) {
+  if (!v) return std::nullopt;
+  int64_t out = 0;
+  const auto res = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (res.ec != std::errc() || res.ptr != v->data() + v->size()) return std::nullopt;
+  return out;
+}
+
+std::optional<double> RealOf(const Value& v) {
+  if (!v || v->empty()) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v->c_str(), &end);
+  if (end != v->c_str() + v->size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+}  // namespace
+
+DistKind DistKindOf(std::string_view kind) {
+  static const std::pair<std::string_view, DistKind> kKinds[] = {
+      {"watchdog_timeout", DistKind::kWatchdogTimeout},
+      {"work_progress", DistKind::kWorkProgress},
+      {"nccl_failed", DistKind::kNcclFailed},
+      {"watchdog_stuck", DistKind::kWatchdogStuck},
+      {"store_timeout", DistKind::kStoreTimeout},
+      {"collective_error", DistKind::kCollectiveError},
+      {"cuda_error", DistKind::kCudaError},
+      {"launcher_failure", DistKind::kLauncherFailure},
+      {"crash", DistKind::kCrash},
+      {"jax_coordination", DistKind::kJaxCoordination},
+      {"program_progress", DistKind::kProgramProgress},
+      {"step_time", DistKind::kStepTime},
+      {"rank_host", DistKind::kRankHost},
+  };
+  for (const auto& [name, k] : kKinds) {
+    if (name == kind) return k;
+  }
+  return DistKind::kOther;
+}
+
+int32_t FrData::Intern(std::string_view text) {
+  auto it = ids_.find(std::string(text));
+  if (it != ids_.end()) return it->second;
+  const auto id = static_cast<int32_t>(texts.size());
+  texts.emplace_back(text);
+  ids_.emplace(texts.back(), id);
+  return id;
+}
+
+const FileInfo* DistInputs::File(int64_t id) const {
+  auto it = std::lower_bound(files.begin(), files.end(), id,
+                             [](const FileInfo& f, int64_t v) { return f.id < v; });
+  return it != files.end() && it->id == id ? &*it : nullptr;
+}
+
+void DistInputs::SortFiles() {
+  std::sort(files.begin(), files.end(),
+            [](const FileInfo& a, const FileInfo& b) { return a.id < b.id; });
+}
+
+DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& files) {
+  DistInputs in;
+  for (const FileRow& f : files) {
+    if (f.entry_type != "file") continue;
+    FileInfo info;
+    info.id = f.id;
+    info.path = f.path;
+    info.kind = f.kind;
+    info.host = f.host.value_or("");
+    info.task = f.task.value_or("");
+    info.rank = f.rank;
+    info.line_count = f.line_count;
+    in.files.push_back(std::move(info));
+  }
+  in.SortFiles();
+
+  // The latest timestamp of each file, from the blocks' summaries (no line
+  // is decoded).
+  index.Query("SELECT file_id, max(max_ts) FROM line_blocks GROUP BY file_id",
+              [&](const QueryRow& r) {
+                const auto id = IntOf(r.values[0]);
+                const auto ts = IntOf(r.values[1]);
+                if (!id || !ts) return true;
+                auto it = std::lower_bound(in.files.begin(), in.files.end(), *id,
+                                           [](const FileInfo& f, int64_t v) { return f.id < v; });
+                if (it != in.files.end() && it->id == *id) it->last_ts_us = *ts;
+                return true;
+              });
+
+  std::map<std::tuple<std::string, int64_t, int64_t>, size_t> series_of;
+  size_t step_points = 0;
+  index.Query(
+      "SELECT file_id, line_no, ts_us, host, rank, kind, pg, pg_rank, seq, op, numel_in, "
+      "numel_out, timeout_ms, elapsed_ms, last_enqueued, last_completed, value, detail "
+      "FROM dist_events ORDER BY kind, file_id, line_no",
+      [&](const QueryRow& r) {
+        const auto& v = r.values;
+        const DistKind kind = DistKindOf(v[5].value_or(""));
+        if (kind == DistKind::kOther) return true;
+        const int64_t file_id = IntOf(v[0]).value_or(0);
+        const FileInfo* file = in.File(file_id);
+        std::string host = v[3] ? *v[3] : (file ? file->host : "");
+        std::optional<int64_t> rank = IntOf(v[4]);
+        if (!rank && file) rank = file->rank;
+        const int64_t line_no = IntOf(v[1]).value_or(0);
+        if (kind == DistKind::kStepTime) {
+          const std::optional<double> seconds = RealOf(v[16]);
+          if (!seconds || *seconds <= 0 || step_points >= kMaxStepPoints) return true;
+          ++step_points;
+          // Series key: (host, rank), with -1 for no rank; the file only
+          // when neither is known.
+          const int64_t key_file = host.empty() && !rank ? file_id : 0;
+          auto [it, added] =
+              series_of.try_emplace(std::make_tuple(host, rank.value_or(-1), key_file), 0);
+          if (added) {
+            it->second = in.steps.size();
+            StepSeries s;
+            s.host = host;
+            s.rank = rank;
+            s.file_id = key_file;
+            in.steps.push_back(std::move(s));
+          }
+          in.steps[it->second].points.push_back({IntOf(v[8]), *seconds, file_id, line_no});
+          return true;
+        }
+        if (kind == DistKind::kProgramProgress) {
+          const std::optional<int64_t> launch = IntOf(v[8]);
+          if (!launch || host.empty() || in.progress.size() >= kMaxDistEvents) return true;
+          in.progress.push_back({std::move(host), *launch, file_id, line_no});
+          return true;
+        }
+        if (in.events.size() >= kMaxDistEvents) return true;
+        DistEvent e;
+        e.file_id = file_id;
+        e.line_no = line_no;
+        e.ts_us = IntOf(v[2]).value_or(kNoTimestamp);
+        e.host = std::move(host);
+        e.rank = rank;
+        e.kind = kind;
+        e.pg = v[6];
+        e.pg_rank = IntOf(v[7]);
+        e.seq = IntOf(v[8]);
+        e.op = v[9];
+        e.numel_in = IntOf(v[10]);
+        e.numel_out = IntOf(v[11]);
+        e.timeout_ms = IntOf(v[12]);
+        e.elapsed_ms = IntOf(v[13]);
+        e.last_enqueued = IntOf(v[14]);
+        e.last_completed = IntOf(v[15]);
+        e.value = RealOf(v[16]);
+        e.detail = v[17];
+        in.events.push_back(std::move(e));
+        return true;
+      });
+  // Points of one series may come from several files: keep them in file
+  // and line order (the query gave that order within each file already).
+  for (StepSeries& s : in.steps) {
+    std::stable_sort(s.points.begin(), s.points.end(), [](const StepPoint& a, const StepPoint& b) {
+      return std::tie(a.file_id, a.line_no) < std::tie(b.file_id, b.line_no);
+    });
+  }
+
+  index.Query(
+      "SELECT file_id, line_no, rank, pg_id, record_id, collective_seq_id, op, state, "
+      "input_sizes, input_dtypes, is_p2p FROM fr_entries ORDER BY rank, file_id, record_id",
+      [&](const QueryRow& r) {
+        if (in.fr.entries.size() >= kMaxFrEntries) return false;
+        const auto& v = r.values;
+        FrEntry e;
+        e.file_id = IntOf(v[0]).value_or(0);
+        e.line_no = IntOf(v[1]).value_or(0);
+        e.rank = IntOf(v[2]).value_or(-1);
+        e.pg_id = v[3].value_or("");
+        e.record_id = IntOf(v[4]).value_or(0);
+        e.seq = IntOf(v[5]);
+        e.op = in.fr.Intern(v[6].value_or(""));
+        e.state = in.fr.Intern(v[7].value_or(""));
+        e.input_sizes = in.fr.Intern(v[8].value_or(""));
+        e.input_dtypes = in.fr.Intern(v[9].value_or(""));
+        e.is_p2p = IntOf(v[10]).value_or(0) != 0;
+        in.fr.entries.push_back(std::move(e));
+        return true;
+      });
+  index.Query("SELECT file_id, rank, pg_id, \"desc\", ranks FROM fr_groups ORDER BY rank, file_id",
+              [&](const QueryRow& r) {
+                const auto& v = r.values;
+                FrGroup g;
+                g.file_id = IntOf(v[0]).value_or(0);
+                g.rank = IntOf(v[1]).value_or(-1);
+                g.pg_id = v[2].value_or("");
+                g.desc = v[3].value_or("");
+                g.ranks = v[4].value_or("");
+                in.fr.groups.push_back(std::move(g));
+                return true;
+              });
+  index.Query(
+      "SELECT file_id, module_name, stage, host, fingerprint, xla_fingerprint FROM hlo_modules "
+      "ORDER BY module_name, stage, file_id",
+      [&](const QueryRow& r) {
+        const auto& v = r.values;
+        HloModule m;
+        m.file_id = IntOf(v[0]).value_or(0);
+        m.module_name = v[1].value_or("");
+        m.stage = v[2].value_or("");
+        // The file's host is final (a late manifest may have changed it);
+        // the row's was taken at ingest.
+        const FileInfo* file = in.File(m.file_id);
+        m.host = file && !file->host.empty() ? file->host : v[3].value_or("");
+        m.fingerprint = v[4].value_or("");
+        m.xla_fingerprint = v[5];
+        in.hlo.push_back(std::move(m));
+        return true;
+      });
+  return in;
+}
+
+}  // namespace casefile::hang

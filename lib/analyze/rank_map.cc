@@ -1,0 +1,118 @@
+#include "analyze/rank_map.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace casefile {
+namespace {
+
+constexpr int kLevels = 3;
+// Ranks (and communicator sizes) beyond this are not ranks but misread
+// numbers; the cap also bounds the ranks a rule may expect.
+constexpr int64_t kMaxRank = 1 << 22;
+
+std::optional<int64_t> IntOf(const std::optional<std::string>& v) {
+  if (!v) return std::nullopt;
+  int64_t out = 0;
+  const auto res = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (res.ec != std::errc() || res.ptr != v->data() + v->size()) return std::nullopt;
+  return out;
+}
+
+std::optional<double> RealOf(const std::optional<std::string>& v) {
+  if (!v || v->empty()) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v->c_str(), &end);
+  if (end != v->c_str() + v->size() || !std::isfinite(d)) return std::nullopt;
+  return d;
+}
+
+}  // namespace
+
+void RankHostMap::AddCommunicator(int64_t rank, int64_t nranks, const std::string& host) {
+  if (finished_ || host.empty() || rank < 0 || nranks <= rank || nranks > kMaxRank) return;
+  comm_.push_back({rank, nranks, host});
+  if (nranks > world_size_) world_size_ = nranks;
+}
+
+void RankHostMap::AddPair(int64_t rank, const std::string& host, Source source) {
+  if (finished_) return;
+  Cast(rank, host, static_cast<int>(source));
+}
+
+void RankHostMap::Cast(int64_t rank, const std::string& host, int level) {
+  if (host.empty() || rank < 0 || rank >= kMaxRank || level < 0 || level >= kLevels) return;
+  auto& levels = votes_[rank];
+  if (levels.empty()) levels.resize(kLevels);
+  for (HostVote& v : levels[level]) {
+    if (v.host == host) {
+      ++v.count;
+      return;
+    }
+  }
+  levels[level].push_back({host, 1});
+}
+
+void RankHostMap::Finish() {
+  if (finished_) return;
+  // Only the world communicator's ranks are global ranks.
+  for (const CommPair& c : comm_) {
+    if (c.nranks == world_size_) Cast(c.rank, c.host, static_cast<int>(Source::kWorldComm));
+  }
+  comm_.clear();
+  finished_ = true;
+  for (const auto& [rank, levels] : votes_) {
+    for (const auto& level : levels) {
+      const HostVote* best = nullptr;
+      for (const HostVote& v : level) {
+        if (!best || v.count > best->count || (v.count == best->count && v.host < best->host))
+          best = &v;
+      }
+      if (best) {
+        resolved_[rank] = best->host;
+        break;
+      }
+    }
+  }
+  votes_.clear();
+}
+
+const std::string* RankHostMap::HostOf(int64_t rank) const {
+  auto it = resolved_.find(rank);
+  return it == resolved_.end() ? nullptr : &it->second;
+}
+
+RankHostMap RankHostMap::Load(const IndexReader& index, const std::vector<FileRow>& files) {
+  RankHostMap map;
+  std::unordered_map<int64_t, const FileRow*> by_id;
+  for (const FileRow& f : files) {
+    by_id[f.id] = &f;
+    if (f.rank && f.host) map.AddPair(*f.rank, *f.host, Source::kExplicit);
+  }
+  index.Query("SELECT rank, host, kind, value, file_id FROM dist_events WHERE rank IS NOT NULL",
+              [&](const QueryRow& r) {
+                const auto& v = r.values;
+                const std::optional<int64_t> rank = IntOf(v[0]);
+                if (!rank) return true;
+                if (v[1]) {
+                  const std::optional<double> nranks =
+                      v[2] && *v[2] == "rank_host" ? RealOf(v[3]) : std::nullopt;
+                  if (nranks) {
+                    map.AddCommunicator(*rank, static_cast<int64_t>(*nranks), *v[1]);
+                  } else {
+                    map.AddPair(*rank, *v[1], Source::kExplicit);
+                  }
+                  return true;
+                }
+                const std::optional<int64_t> file_id = IntOf(v[4]);
+                if (!file_id) return true;
+                auto it = by_id.find(*file_id);
+                if (it != by_id.end() && it->second->host)
+                  map.AddPair(*rank, *it->second->host, Source::kAttributed);
+                return true;
+              });
+  map.Finish();
+  return map;
+}
+
+}  // namespace casefile

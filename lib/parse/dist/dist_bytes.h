@@ -1,0 +1,59 @@
+// A one-pass search for any of four bytes, for the per-line prefilters of
+// step_time.cc, launcher_summary.cc and jax_coordination.cc. Each family
+// looks for a few rare bytes that its messages must contain ('x' of "exit",
+// 'k' of "task"), checks the neighbours of each hit, and parses only lines
+// that pass. Several memchr() calls or string_view::find() of literals that
+// start with a common letter cost several times more on long lines.
+// Internal to lib/parse/dist; header-only so the loop inlines.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace casefile::dist {
+
+// Calls hit(i) for every i where s[i] is a, b, c or d, in order, until hit
+// returns true; returns whether one did.
+template <typename Hit>
+inline bool AnyOfFourBytes(std::string_view s, char a, char b, char c, char d, Hit&& hit) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b), vc = _mm_set1_epi8(c),
+                vd = _mm_set1_epi8(d);
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
+    uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(m));
+    while (bits != 0) {
+      if (hit(i + static_cast<size_t>(__builtin_ctz(bits)))) return true;
+      bits &= bits - 1;
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    const char x = p[i];
+    if ((x == a || x == b || x == c || x == d) && hit(i)) return true;
+  }
+  return false;
+}
+
+// s holds `lit` at offset i (i may be out of range: then false).
+inline bool HasAt(std::string_view s, size_t i, std::string_view lit) {
+  return i <= s.size() && s.size() - i >= lit.size() && s.substr(i, lit.size()) == lit;
+}
+
+// s holds `lit` ending just before offset `end` (so that lit's last byte is
+// s[end - 1]).
+inline bool HasBefore(std::string_view s, size_t end, std::string_view lit) {
+  return end >= lit.size() && end <= s.size() && s.substr(end - lit.size(), lit.size()) == lit;
+}
+
+}  // namespace casefile::dist

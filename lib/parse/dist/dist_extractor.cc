@@ -1,0 +1,24 @@
+#include "parse/dist/dist_extractor.h"
+
+namespace casefile::dist {
+
+DistExtractor::DistExtractor(int64_t file_id, std::function<void(const DistEventRow&)> sink)
+    : out_(file_id, std::move(sink)) {
+  families_.push_back(MakeTorchWatchdogFamily());
+  families_.push_back(MakeCrashFamily());
+  families_.push_back(MakeLauncherFamily());
+  families_.push_back(MakeJaxCoordinationFamily());
+  families_.push_back(MakeProgramProgressFamily());
+  families_.push_back(MakeStepTimeFamily());
+  families_.push_back(MakeRankHostFamily());
+}
+
+void DistExtractor::AddLine(const LineRecord& line) {
+  for (const auto& f : families_) f->AddLine(line, out_);
+}
+
+void DistExtractor::Finish() {
+  for (const auto& f : families_) f->Finish(out_);
+}
+
+}  // namespace casefile::dist

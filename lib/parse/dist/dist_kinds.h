@@ -1,0 +1,66 @@
+// The kinds of dist_events rows (docs/SCHEMA.md) and what each one sets.
+// Stored as text, so a kind is never renamed; the analyzers compare against
+// these constants.
+#pragma once
+
+namespace casefile::dist {
+
+// "[Rank N] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=S,
+// OpType=OP, NumelIn=I, NumelOut=O, Timeout(ms)=T) ran for D milliseconds
+// before timing out." (also inside "watchdog thread terminated with
+// exception: ..."). Sets pg/pg_rank when a [PG ...] prefix names them, seq,
+// op, numel_in, numel_out, timeout_ms, elapsed_ms.
+inline constexpr const char* kWatchdogTimeout = "watchdog_timeout";
+// A group's progress: "... detected by watchdog at work: W, last enqueued NCCL
+// work: E, last completed NCCL work: C.", "Timeout at NCCL work: W, ...",
+// "failure detected by watchdog at work sequence id: W PG status: last
+// enqueued work: E, last completed work: C", dump-signal lines. seq = W (when
+// named), last_enqueued, last_completed.
+inline constexpr const char* kWorkProgress = "work_progress";
+// "Some NCCL operations have failed or timed out."
+inline constexpr const char* kNcclFailed = "nccl_failed";
+// "ProcessGroupNCCL's watchdog got stuck for N seconds" / heartbeat monitor.
+inline constexpr const char* kWatchdogStuck = "watchdog_stuck";
+// c10d store / rendezvous waits that timed out ("Timed out waiting ... for the
+// store", "wait timeout after Nms, keys: ...", DistStoreError). timeout_ms
+// when printed; detail = the keys or the message.
+inline constexpr const char* kStoreTimeout = "store_timeout";
+// A collective that raised an NCCL error (not a timeout): "NCCL error in:
+// ...", "raised the following async exception: NCCL error: ...". detail = the
+// error class ("unhandled system error").
+inline constexpr const char* kCollectiveError = "collective_error";
+// A CUDA error reported by the watchdog or a rank ("CUDA error: an illegal
+// memory access was encountered"): not a hang. detail = the CUDA error text.
+inline constexpr const char* kCudaError = "cuda_error";
+// A launcher's report of a failed worker: torchrun's root-cause block and
+// "failed (exitcode: N) local_rank: L", DeepSpeed's "exits with return code =
+// N", srun's "task N: Exited with exit code C", MPI aborts. op = launcher
+// (torchrun, deepspeed, srun, mpi); value = exit code (negative = signal);
+// detail starts with "root cause" for torchrun's first observed failure
+// ("root cause: exitcode -9 (SIGKILL), local_rank 3, pid 1322"), "failure"
+// for its other entries; the signal name, when known, is inside it.
+inline constexpr const char* kLauncherFailure = "launcher_failure";
+// A rank's crash: one event per Python traceback, on its exception line
+// (detail = the exception, "Last (after: First)" for a chain; on the
+// Traceback line with no detail when the traceback never ends), fatal
+// signals, "terminate called after throwing" (on its what() line).
+inline constexpr const char* kCrash = "crash";
+// JAX distributed / coordination-service errors: missed heartbeats, a task
+// disconnected, barrier timeouts, "Terminating process because the JAX
+// distributed service detected fatal errors". detail = what happened
+// (heartbeat, unhealthy, barrier, terminating, ...); seq = the task the
+// message names as failed, when it names one.
+inline constexpr const char* kJaxCoordination = "jax_coordination";
+// MXLA program state (--vmodule=real_program_continuator=1): seq = launch id.
+inline constexpr const char* kProgramProgress = "program_progress";
+// One training step's time: seq = step, value = seconds; detail names the
+// form it was read from (the key such as "step_time", "rate", "took",
+// "elapsed time per iteration", or "tqdm total=M": an
+// evaluation bar can be told apart from the training bar by its total).
+inline constexpr const char* kStepTime = "step_time";
+// A (host, rank) pair a line reveals (a rank prefix on a host-prefixed line,
+// NCCL "comm ... rank R nranks N" on a host:pid:tid line). value = nranks of
+// the communicator when NCCL names it.
+inline constexpr const char* kRankHost = "rank_host";
+
+}  // namespace casefile::dist

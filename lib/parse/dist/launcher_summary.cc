@@ -1,0 +1,79 @@
+// Launchers' reports of a failed worker (kind launcher_failure): torchrun's
+// failure summary and agent line (launcher_torchrun.cc), DeepSpeed's
+// launch.py and srun's task exits (launcher_lines.cc), Open MPI's mpirun
+// (launcher_mpi.cc). op = the launcher, value = the exit code (negative for
+// a signal), host/rank from the message when it names them.
+#include <string_view>
+
+#include "parse/dist/dist_family.h"
+#include "parse/dist/launcher_lines.h"
+#include "parse/dist/launcher_mpi.h"
+#include "parse/dist/launcher_torchrun.h"
+#include "parse/dist/dist_bytes.h"
+
+namespace casefile::dist {
+namespace {
+
+// What a line's rare bytes announce (see AddLine).
+enum : unsigned { kExitWord = 1, kTask = 2, kRank = 4, kHeader = 8 };
+
+class LauncherFamily : public DistFamily {
+ public:
+  void AddLine(const LineRecord& line, const DistEmitter& out) override {
+    const std::string_view msg = line.message();
+    // Multi-line reports first: their inner lines match nothing else.
+    const bool open = torchrun_.HasOpenBlocks();
+    if (open && torchrun_.AddLine(line, msg, out)) return;
+    if (mpi_.Pending() && mpi_.Continue(line, msg, out)) return;
+    // Every one-line report has one of a few rare bytes: 'x' of an exit word
+    // ("exitcode", "exits with return code", "Exited with exit code",
+    // "exited on signal"), 'k' of srun's "task" or mpirun's "process rank",
+    // 'F' / 'R' of the torchrun summary's headers. One pass finds them.
+    unsigned hints = 0;
+    AnyOfFourBytes(msg, 'x', 'k', 'F', 'R', [&](size_t p) {
+      switch (msg[p]) {
+        case 'x':
+          if (p > 0 && (msg[p - 1] | 0x20) == 'e' && HasAt(msg, p + 1, "it")) hints |= kExitWord;
+          break;
+        case 'k':
+          if (HasBefore(msg, p, "tas")) {
+            hints |= kTask;
+          } else if (HasBefore(msg, p, "process ran") || HasBefore(msg, p, "job ran") ||
+                     HasBefore(msg, p, "invoked on ran")) {
+            hints |= kRank;
+          }
+          break;
+        case 'F':
+          if (HasAt(msg, p, "Failures:")) hints |= kHeader;
+          break;
+        default:
+          if (HasAt(msg, p, "Root Cause")) hints |= kHeader;
+          break;
+      }
+      return false;
+    });
+    if (hints == 0) return;
+    if ((hints & kHeader) && !open && torchrun_.AddLine(line, msg, out)) return;
+    if (hints & kExitWord) {
+      if (launcher::ParseTorchrunAgentLine(line, msg, out)) return;
+      if (launcher::ParseDeepSpeedExit(line, msg, out)) return;
+    }
+    if ((hints & (kExitWord | kTask)) && launcher::ParseSrunTaskExit(line, msg, out)) return;
+    if (hints & (kExitWord | kRank)) mpi_.AddLine(line, msg, out);
+  }
+
+  void Finish(const DistEmitter& out) override {
+    torchrun_.Finish(out);
+    mpi_.Finish(out);
+  }
+
+ private:
+  launcher::TorchrunSummary torchrun_;
+  launcher::MpiReports mpi_;
+};
+
+}  // namespace
+
+std::unique_ptr<DistFamily> MakeLauncherFamily() { return std::make_unique<LauncherFamily>(); }
+
+}  // namespace casefile::dist

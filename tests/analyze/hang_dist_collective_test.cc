@@ -1,0 +1,340 @@
+// hang.collective_timeout and hang.collective_mismatch from the ranks' own
+// lines (docs/FINDINGS.md, section hang, rules R1 and R2): which culprit
+// rule wins, the numbers in the summary, the lines cited. Inputs are built
+// as the index would hold them for a 16-rank job on two nodes of 8 GPUs,
+// torchrun printing every rank's lines into one log per node.
+#include <gtest/gtest.h>
+
+#include "analyze/analyzers/hang/collective_rules.h"
+#include "analyze/hang_dist_fixture.h"
+
+namespace casefile::hang {
+namespace {
+
+using test::Cites;
+using test::Codes;
+using test::DistBundle;
+using test::FindingOf;
+using test::RankAt;
+
+constexpr int64_t kRanks = 16;
+const std::string kLog0 = "node-0/logs/train.log";
+const std::string kLog1 = "node-1/logs/train.log";
+
+// Two node logs (file 1: ranks 0-7 on node-0, file 2: ranks 8-15 on
+// node-1) and NCCL's world communicator lines naming each rank's host.
+struct Job {
+  DistBundle b;
+  int64_t node0 = 0, node1 = 0;
+  Job() {
+    node0 = b.File(kLog0, "node-0", std::nullopt, "", 5000);
+    node1 = b.File(kLog1, "node-1", std::nullopt, "", 5000);
+    for (int64_t r = 0; r < kRanks; ++r)
+      b.ranks.AddCommunicator(r, kRanks, r < 8 ? "node-0" : "node-1");
+  }
+  int64_t FileOf(int64_t rank) const { return rank < 8 ? node0 : node1; }
+  const std::string& PathOf(int64_t rank) const { return rank < 8 ? kLog0 : kLog1; }
+  // The first timeout line of a rank: line 1000 + rank of its node's log.
+  DistEvent& Timeout(int64_t rank, int64_t seq, const std::string& op = "ALLREDUCE",
+                     int64_t numel = 4194304) {
+    return b.Timeout(FileOf(rank), 1000 + rank, rank, seq, op, numel);
+  }
+};
+
+TEST(CollectiveTimeout, RankBehindIsNamedWithItsLastEnqueuedSeq) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r == 5) continue;
+    job.Timeout(r, 1042);
+    job.b.Progress(job.FileOf(r), 2000 + r, r, 1042, 1042, 1041);
+  }
+  // Rank 5 answers the dump signal: it never enqueued 1042.
+  job.b.Progress(job.node0, 3005, 5, std::nullopt, 1041, 1041);
+  const auto fs = job.b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+  const Finding& f = fs[0];
+  EXPECT_EQ(f.severity, Severity::kError);
+  EXPECT_EQ(f.culprits, (std::vector<Culprit>{RankAt(5, "node-0")}));
+  EXPECT_NE(f.summary.find("rank 5 (host node-0) last enqueued SeqNum 1041"), std::string::npos)
+      << f.summary;
+  EXPECT_NE(f.summary.find(
+                "15 ranks wait at SeqNum 1042 (ALLREDUCE, 4194304 elements, timeout 600000 ms)"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_TRUE(Cites(f, kLog0, 3005));
+  // The first timeout line of the 8 lowest waiting ranks: 0-4, 6, 7, 8.
+  for (int64_t r : {0, 1, 2, 3, 4, 6, 7}) EXPECT_TRUE(Cites(f, kLog0, 1000 + r)) << r;
+  EXPECT_TRUE(Cites(f, kLog1, 1008));
+  EXPECT_FALSE(Cites(f, kLog1, 1009));
+  EXPECT_EQ(f.evidence.size(), 9u);
+  EXPECT_NE(f.recommendation.find("py-spy dump"), std::string::npos);
+  EXPECT_NE(f.recommendation.find("TORCH_NCCL_TRACE_BUFFER_SIZE"), std::string::npos);
+}
+
+TEST(CollectiveTimeout, RankThatCrashedFirstIsTheCauseAndTimeoutsTheSymptom) {
+  Job job;
+  for (int64_t r = 0; r < 8; ++r) {
+    job.Timeout(r, 311).ts_us = 1'700'000'600'000'000;
+    // Each waiting rank dies of its own watchdog: consequences, not causes.
+    DistEvent& c = job.b.Event(DistKind::kCrash, job.node0, 1100 + r, r);
+    c.detail = "terminate called after throwing an instance of 'c10::DistBackendError'";
+  }
+  // Rank 11 ran out of memory ten minutes before; torchrun on node-1 names
+  // it as the root cause and stops the other local workers with SIGTERM.
+  DistEvent& oom = job.b.Event(DistKind::kCrash, job.node1, 700, 11);
+  oom.detail = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB";
+  oom.ts_us = 1'700'000'000'000'000;
+  DistEvent& root = job.b.Event(DistKind::kLauncherFailure, job.node1, 760, 11);
+  root.op = "torchrun";
+  root.value = 1;
+  root.detail = "root_cause";
+  for (int64_t r : {8, 9, 10, 12, 13, 14, 15}) {
+    DistEvent& killed = job.b.Event(DistKind::kLauncherFailure, job.node1, 740 + r, r);
+    killed.op = "torchrun";
+    killed.value = -15;
+    killed.detail = "SIGTERM";
+  }
+  const auto fs = job.b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+  const Finding& f = fs[0];
+  EXPECT_EQ(f.culprits, (std::vector<Culprit>{RankAt(11, "node-1")}));
+  EXPECT_NE(f.summary.find("rank 11 (host node-1) failed first: torch.OutOfMemoryError: CUDA out "
+                           "of memory. Tried to allocate 2.00 GiB (torchrun reports exit code 1)"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_NE(f.summary.find("the collective timeouts of 8 ranks are the symptom"), std::string::npos)
+      << f.summary;
+  EXPECT_TRUE(Cites(f, kLog1, 700));
+  EXPECT_TRUE(Cites(f, kLog1, 760));
+  EXPECT_FALSE(Cites(f, kLog1, 748));  // a SIGTERM'd rank is collateral
+  EXPECT_TRUE(Cites(f, kLog0, 1000));
+}
+
+TEST(CollectiveTimeout, ErrorLoggedAfterTheTimeoutsIsNotTheCause) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r != 3) job.Timeout(r, 50).ts_us = 1'700'000'600'000'000;
+  }
+  // Rank 3 prints an unrelated error after everyone timed out.
+  DistEvent& late = job.b.Event(DistKind::kCrash, job.node0, 4000, 3);
+  late.detail = "RuntimeError: dataloader worker exited unexpectedly";
+  late.ts_us = 1'700'000'700'000'000;
+  const auto fs = job.b.Run();
+  ASSERT_EQ(fs.size(), 1u);
+  // Rank 3 still never arrived: rule (c), not (a).
+  EXPECT_NE(fs[0].summary.find("rank 3 (host node-0) never reached SeqNum 50"), std::string::npos)
+      << fs[0].summary;
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(3, "node-0")}));
+  EXPECT_FALSE(Cites(fs[0], kLog0, 4000));
+}
+
+TEST(CollectiveTimeout, SilentRankNeverArrivedWithTheEndOfItsOwnLog) {
+  DistBundle b;
+  const int64_t t0 = 1'700'000'000'000'000;
+  std::vector<int64_t> file_of(kRanks);
+  for (int64_t r = 0; r < kRanks; ++r) {
+    const std::string host = r < 8 ? "node-0" : "node-1";
+    // One log per rank (torchrun --log-dir); rank 11's stops 612 s before
+    // the first timeout.
+    file_of[r] = b.File("logs/rank" + std::to_string(r) + ".log", host, r, "", r == 11 ? 420 : 900,
+                        r == 11 ? t0 - 612'000'000 : t0 + 5'000'000);
+    b.ranks.AddCommunicator(r, kRanks, host);
+  }
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r == 11) continue;
+    b.Timeout(file_of[r], 880, r, 77).ts_us = t0 + r;
+  }
+  const auto fs = b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+  const Finding& f = fs[0];
+  EXPECT_EQ(f.culprits, (std::vector<Culprit>{RankAt(11, "node-1")}));
+  EXPECT_NE(f.summary.find("rank 11 (host node-1) never reached SeqNum 77: 15 ranks wait at "
+                           "SeqNum 77 (ALLREDUCE, 4194304 elements, timeout 600000 ms)"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_NE(f.summary.find("10 min 12 s before the first timeout"), std::string::npos) << f.summary;
+  EXPECT_TRUE(Cites(f, "logs/rank11.log", 420));
+  EXPECT_TRUE(Cites(f, "logs/rank0.log", 880));
+}
+
+TEST(CollectiveTimeout, AllRanksWaitingAtTheSameSeqNamesNoOne) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    job.Timeout(r, 9).pg = "0(default_pg)";
+    job.b.Progress(job.FileOf(r), 2000 + r, r, 9, 9, 8);
+  }
+  const auto fs = job.b.Run();
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].code, "hang.collective_timeout");
+  EXPECT_TRUE(fs[0].culprits.empty());
+  EXPECT_NE(fs[0].summary.find("16 ranks wait at SeqNum 9 (ALLREDUCE, 4194304 elements, timeout "
+                               "600000 ms) in process group 0 (default_pg)."),
+            std::string::npos)
+      << fs[0].summary;
+  EXPECT_NE(fs[0].summary.find("Nothing in the logs shows who is behind"), std::string::npos);
+  EXPECT_NE(fs[0].recommendation.find("TORCH_NCCL_DUMP_ON_TIMEOUT=1"), std::string::npos);
+  EXPECT_EQ(fs[0].evidence.size(), kMaxWaitingCited);
+}
+
+TEST(CollectiveTimeout, HalfTheRanksSilentIsNoEvidenceOfWhoIsMissing) {
+  // Only node-0's log is in the bundle: ranks 8-15 are silent because
+  // their log was not collected, not because they are stuck.
+  Job job;
+  for (int64_t r = 0; r < 8; ++r) job.Timeout(r, 9);
+  const auto fs = job.b.Run();
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_TRUE(fs[0].culprits.empty());
+}
+
+TEST(CollectiveTimeout, ManySilentRanksAreEachNamedOnce) {
+  // 4,096 ranks on 512 nodes; the 1,000 ranks of nodes 100-224 never arrive.
+  DistBundle b;
+  constexpr int64_t kWorld = 4096;
+  std::vector<int64_t> file_of_node;
+  for (int64_t node = 0; node < kWorld / 8; ++node) {
+    file_of_node.push_back(
+        b.File("node-" + std::to_string(node) + "/train.log", "node-" + std::to_string(node)));
+  }
+  for (int64_t r = 0; r < kWorld; ++r) {
+    const int64_t node = r / 8;
+    b.ranks.AddCommunicator(r, kWorld, "node-" + std::to_string(node));
+    if (node >= 100 && node < 225) continue;
+    b.Timeout(file_of_node[node], 1000 + r % 8, r, 6);
+    // The same rank's timeout again: still one culprit check per rank.
+    b.Timeout(file_of_node[node], 1100 + r % 8, r, 6);
+  }
+  const auto fs = b.Run();
+  ASSERT_EQ(fs.size(), 1u);
+  ASSERT_EQ(fs[0].culprits.size(), 1000u);
+  EXPECT_EQ(fs[0].culprits.front(), RankAt(800, "node-100"));
+  EXPECT_NE(fs[0].summary.find("ranks 800-1799 (hosts node-100, node-101,"), std::string::npos)
+      << fs[0].summary.substr(0, 300);
+  // Own-log lines are cited for the first 8 culprits only (all on node-100).
+  EXPECT_TRUE(Cites(fs[0], "node-100/train.log", 100));
+  EXPECT_FALSE(Cites(fs[0], "node-101/train.log", 100));
+}
+
+TEST(CollectiveTimeout, RepeatedTimeoutLinesCountEachRankOnceAtItsFirstLine) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r == 2) continue;
+    job.Timeout(r, 400);
+    // The same timeout again in "watchdog thread terminated with
+    // exception" and in the what() of the terminate.
+    job.b.Timeout(job.FileOf(r), 1200 + r, r, 400);
+    job.b.Timeout(job.FileOf(r), 1300 + r, r, 400);
+  }
+  const auto fs = job.b.Run();
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_NE(fs[0].summary.find("15 ranks wait at SeqNum 400"), std::string::npos) << fs[0].summary;
+  EXPECT_TRUE(Cites(fs[0], kLog0, 1000));
+  EXPECT_FALSE(Cites(fs[0], kLog0, 1200));
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(2, "node-0")}));
+}
+
+TEST(CollectiveTimeout, TimeoutWithoutGroupPrefixJoinsTheGroupItsProgressLineNames) {
+  // torch 2.2-era lines: the timeout has no [PG ...] prefix, the progress
+  // line says "[PG 1 Rank k] Exception ... detected by watchdog at work:
+  // 88, last enqueued NCCL work: 88, last completed NCCL work: 87".
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r == 13) {
+      job.b.Progress(job.node1, 2013, 13, std::nullopt, 87, 87).pg = "1";
+      continue;
+    }
+    job.Timeout(r, 88);
+    job.b.Progress(job.FileOf(r), 2000 + r, r, 88, 88, 87).pg = "1";
+  }
+  const auto fs = job.b.Run();
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(13, "node-1")}));
+  EXPECT_NE(fs[0].summary.find("15 ranks wait at SeqNum 88 (ALLREDUCE, 4194304 elements, timeout "
+                               "600000 ms) in process group 1"),
+            std::string::npos)
+      << fs[0].summary;
+  EXPECT_TRUE(Cites(fs[0], kLog1, 2013));
+}
+
+TEST(CollectiveTimeout, CudaErrorWithoutAnyTimeoutIsNotAHang) {
+  Job job;
+  DistEvent& e = job.b.Event(DistKind::kCudaError, job.node0, 50, 3);
+  e.detail = "an illegal memory access was encountered";
+  DistEvent& l = job.b.Event(DistKind::kLauncherFailure, job.node0, 90, 3);
+  l.value = -6;
+  l.detail = "root_cause";
+  EXPECT_TRUE(job.b.Run().empty());
+}
+
+TEST(CollectiveTimeout, ConsequenceMarkers) {
+  DistEvent e;
+  e.kind = DistKind::kCrash;
+  for (const char* d : {"torch.distributed.DistBackendError: [1] Watchdog caught ...",
+                        "RuntimeError: NCCL communicator was aborted on rank 3.",
+                        "Some NCCL operations have failed or timed out.",
+                        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+                        "Socket Timeout", "received SIGTERM"}) {
+    e.detail = d;
+    EXPECT_TRUE(IsHangConsequence(e)) << d;
+  }
+  e.detail = "ValueError: expected input of shape [8, 512]";
+  EXPECT_FALSE(IsHangConsequence(e));
+  DistEvent term;
+  term.kind = DistKind::kLauncherFailure;
+  term.value = -15;
+  EXPECT_TRUE(IsHangConsequence(term));
+  term.value = -9;
+  EXPECT_FALSE(IsHangConsequence(term));
+}
+
+TEST(CollectiveMismatch, OddOpAtTheSameSeqNumIsTheCulpritAndReplacesTheTimeout) {
+  Job job;
+  for (int64_t r = 0; r < 8; ++r) {
+    if (r == 6) {
+      job.Timeout(r, 12, "ALLGATHER", 1024);
+    } else {
+      job.Timeout(r, 12, "ALLREDUCE", 1024);
+    }
+  }
+  for (int64_t r = 8; r < kRanks; ++r) job.Timeout(r, 12, "ALLREDUCE", 1024);
+  const auto fs = job.b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_mismatch"});
+  const Finding& f = fs[0];
+  EXPECT_EQ(f.culprits, (std::vector<Culprit>{RankAt(6, "node-0")}));
+  EXPECT_NE(f.summary.find("ranks 0-5, 7-15 ALLREDUCE (1024 elements); rank 6 ALLGATHER (1024 "
+                           "elements)"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_NE(f.summary.find("The watchdog timed out as a result"), std::string::npos);
+  EXPECT_TRUE(Cites(f, kLog0, 1006));
+  EXPECT_TRUE(Cites(f, kLog0, 1000));
+  EXPECT_NE(f.recommendation.find("TORCH_DISTRIBUTED_DEBUG=DETAIL"), std::string::npos);
+}
+
+TEST(CollectiveMismatch, DifferentSizesOnATieNameBothSides) {
+  DistBundle b;
+  const int64_t f0 = b.File("rank0.log", "h0", 0);
+  const int64_t f1 = b.File("rank1.log", "h1", 1);
+  b.Timeout(f0, 40, 0, 3, "BROADCAST", 131072000);
+  b.Timeout(f1, 41, 1, 3, "BROADCAST", 65536000);
+  const auto fs = b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_mismatch"});
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(0, "h0"), RankAt(1, "h1")}));
+  EXPECT_TRUE(Cites(fs[0], "rank0.log", 40));
+  EXPECT_TRUE(Cites(fs[0], "rank1.log", 41));
+}
+
+TEST(CollectiveMismatch, MissingElementCountsOnOneSideAreNotAMismatch) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    DistEvent& e = job.Timeout(r, 5);
+    if (r == 4) {
+      e.numel_in.reset();
+      e.numel_out.reset();
+    }
+  }
+  const auto fs = job.b.Run();
+  EXPECT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+}
+
+}  // namespace
+}  // namespace casefile::hang

@@ -1,0 +1,81 @@
+// The (host, rank) pairs rank_host.cc reads from wrapped lines and NCCL
+// communicator lines, through the same prefix parsing ingest uses.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "parse/dist/dist_family.h"
+#include "parse/dist/dist_kinds.h"
+#include "parse/line/line_prefix.h"
+
+namespace casefile::dist {
+namespace {
+
+std::vector<DistEventRow> ReadPairs(const std::vector<std::string>& lines) {
+  std::vector<DistEventRow> rows;
+  DistEmitter out(7, [&](const DistEventRow& r) { rows.push_back(r); });
+  auto family = MakeRankHostFamily();
+  TimeContext tc;
+  tc.default_year = 2026;
+  int64_t no = 0;
+  for (const std::string& text : lines) {
+    const LinePrefix p = ParseLinePrefix(text, tc);
+    LineRecord rec;
+    rec.file_id = 7;
+    rec.line_no = ++no;
+    rec.ts_us = p.ts_us;
+    rec.rank = p.rank;
+    rec.host = p.host;
+    rec.msg_start = p.msg_start;
+    rec.text = text;
+    family->AddLine(rec, out);
+  }
+  family->Finish(out);
+  return rows;
+}
+
+TEST(DistRankHost, NcclInitCompleteNamesRankAndCommSize) {
+  const auto rows = ReadPairs({
+      "gpu-node-3:2211:2290 [5] NCCL INFO Channel 00/0 : 13[5] -> 14[6] via P2P/IPC",
+      "gpu-node-3:2211:2290 [5] NCCL INFO comm 0x55d3a8f0 rank 13 nranks 16 cudaDev 5 nvmlDev 5 "
+      "busId 9c000 commId 0x2f1e5b7a90c4d311 - Init COMPLETE",
+      "gpu-node-3:2212:2291 [6] NCCL INFO ncclCommInitRank comm 0x61aa0c0 rank 14 nranks 16 "
+      "cudaDev 6 nvmlDev 6 busId a0000 commId 0x2f1e5b7a90c4d311 - Init COMPLETE",
+  });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, std::string(kRankHost));
+  EXPECT_EQ(rows[0].host.value_or(""), "gpu-node-3");
+  EXPECT_EQ(rows[0].rank.value_or(-1), 13);
+  EXPECT_EQ(rows[0].value.value_or(-1), 16);
+  EXPECT_EQ(rows[0].line_no, 2);
+  EXPECT_EQ(rows[1].rank.value_or(-1), 14);
+  EXPECT_EQ(rows[1].line_no, 3);
+}
+
+TEST(DistRankHost, EachPairOncePerFile) {
+  const auto rows = ReadPairs({
+      "node-7: [rank12]: step 10 loss 2.1",
+      "node-7: [rank12]: step 11 loss 2.0",
+      "node-7: [rank13]: step 11 loss 2.0",
+  });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].host.value_or(""), "node-7");
+  EXPECT_EQ(rows[0].rank.value_or(-1), 12);
+  EXPECT_FALSE(rows[0].value.has_value());
+  EXPECT_EQ(rows[1].rank.value_or(-1), 13);
+  EXPECT_EQ(rows[1].line_no, 3);
+}
+
+TEST(DistRankHost, NothingWithoutBothHostAndRank) {
+  const auto rows = ReadPairs({
+      "[rank3]: step 10 loss 2.1",
+      "node-7: no rank here",
+      "gpu-node-3:2211:2290 [5] NCCL INFO comm 0x55d3a8f0 rank nranks 16",
+      "a comm with rank 3 nranks 8 but no host header",
+  });
+  EXPECT_TRUE(rows.empty());
+}
+
+}  // namespace
+}  // namespace casefile::dist
