@@ -100,10 +100,10 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
 IndexStore::~IndexStore() { Close(); }
 
 void IndexStore::Close() noexcept {
-  for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
-                       &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_,
-                       &block_}) {
+  for (Statement* s :
+       {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_, &meta_default_,
+        &process_name_, &thread_name_, &trace_event_, &hlo_module_, &config_, &ingest_issue_,
+        &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_, &block_}) {
     s->Finalize();
   }
   if (db_) sqlite3_close_v2(db_);
@@ -351,10 +351,10 @@ void IndexStore::Finish(const std::map<std::string, std::string>& forced,
   Exec(db_, "PRAGMA analysis_limit=1000; ANALYZE");
   Exec(db_, ("PRAGMA user_version=" + std::to_string(kIndexSchemaVersion)).c_str());
   Exec(db_, "COMMIT");
-  for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
-                       &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_,
-                       &block_}) {
+  for (Statement* s :
+       {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_, &meta_default_,
+        &process_name_, &thread_name_, &trace_event_, &hlo_module_, &config_, &ingest_issue_,
+        &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_, &block_}) {
     s->Finalize();
   }
   int rc = sqlite3_close(db_);

@@ -21,7 +21,7 @@ struct BundleRow {
   std::string error;     // why partial; empty when complete
   std::optional<std::string> host;  // from the manifest, when present
   int64_t entries = 0;
-  int64_t bytes = 0;     // decompressed bytes read
+  int64_t bytes = 0;  // decompressed bytes read
 };
 
 struct FileRow {
@@ -32,7 +32,7 @@ struct FileRow {
                            // flight_recorder, binary, other
   std::string entry_type;  // file, directory, symlink, hardlink, device, other
   std::string link_target;
-  int64_t size = -1;       // decompressed bytes read
+  int64_t size = -1;  // decompressed bytes read
   int64_t mtime = 0;
   std::optional<std::string> host;
   std::optional<std::string> task;  // e.g. "worker_3", "slice_0/task_1"
@@ -45,39 +45,41 @@ struct FileRow {
 // One stored line. The reader hands out views valid only during a callback.
 struct LineRecord {
   int64_t file_id = 0;
-  int64_t line_no = 0;       // 1-based, in the file as read (after gunzip)
-  uint64_t offset = 0;       // byte offset of the line in the file
+  int64_t line_no = 0;  // 1-based, in the file as read (after gunzip)
+  uint64_t offset = 0;  // byte offset of the line in the file
   int64_t ts_us = kNoTimestamp;
   Level level = Level::kUnknown;
-  int32_t rank = -1;         // -1 = unknown
-  std::string_view host;     // empty = unknown
+  int32_t rank = -1;      // -1 = unknown
+  std::string_view host;  // empty = unknown
   int64_t pid = -1;
-  uint32_t msg_start = 0;    // where the message starts in `text` after wrappers
-  uint32_t flags = 0;        // LineFlag bits
-  std::string_view text;     // the line, ANSI removed, \r frames reduced
-  std::string_view message() const { return text.substr(msg_start <= text.size() ? msg_start : text.size()); }
+  uint32_t msg_start = 0;  // where the message starts in `text` after wrappers
+  uint32_t flags = 0;      // LineFlag bits
+  std::string_view text;   // the line, ANSI removed, \r frames reduced
+  std::string_view message() const {
+    return text.substr(msg_start <= text.size() ? msg_start : text.size());
+  }
 };
 
 struct TraceEventRow {
   int64_t file_id = 0;
-  std::string pid;           // as in the trace (ints and strings both occur)
+  std::string pid;  // as in the trace (ints and strings both occur)
   std::string tid;
   std::optional<std::string> process_name;
   std::optional<std::string> thread_name;
   std::string name;
   std::string category;
-  std::string phase;         // X, B, E, i, I, C, ...
+  std::string phase;  // X, B, E, i, I, C, ...
   double ts_us = 0;
   std::optional<double> dur_us;
-  std::string args_json;     // "{}" when absent
+  std::string args_json;  // "{}" when absent
 };
 
 struct HloModuleRow {
   int64_t file_id = 0;
   std::string module_name;
-  std::string stage;        // before_optimizations, after_optimizations, sm_9.0_gpu_after_optimizations…
+  std::string stage;  // before_optimizations, after_optimizations, sm_9.0_gpu_after_optimizations…
   std::optional<std::string> host;
-  std::string fingerprint;  // stable hash of the module text (hex)
+  std::string fingerprint;                     // stable hash of the module text (hex)
   std::optional<std::string> xla_fingerprint;  // fingerprint_before_lhs when present
   int64_t instruction_count = 0;
   int64_t computation_count = 0;
@@ -85,9 +87,9 @@ struct HloModuleRow {
 
 struct ConfigRow {
   int64_t file_id = 0;
-  std::string key;     // dotted path: "fp16.enabled", "optimizer.params.lr", "[0].name"
-  std::string value;   // scalar rendered as text; JSON null -> "null"
-  int64_t line_no = 0; // 0 when unknown
+  std::string key;      // dotted path: "fp16.enabled", "optimizer.params.lr", "[0].name"
+  std::string value;    // scalar rendered as text; JSON null -> "null"
+  int64_t line_no = 0;  // 0 when unknown
 };
 
 // One row of a DebugUnderflowOverflow table (report or trace mode), or one
@@ -136,23 +138,23 @@ struct MetricChunkRow {
 // set; unset optionals are NULL.
 struct DistEventRow {
   int64_t file_id = 0;
-  int64_t line_no = 0;                   // the line that carries the event
-  int64_t ts_us = kNoTimestamp;          // the line's time, when it has one
-  std::optional<std::string> host;       // named by the line or the message
-  std::optional<int64_t> rank;           // global rank, when the line or message names it
-  std::string kind;                      // parse/dist/dist_kinds.h
-  std::optional<std::string> pg;         // process group ("0", "1(default_pg)")
-  std::optional<int64_t> pg_rank;        // rank inside `pg` as the message prints it
-  std::optional<int64_t> seq;            // collective sequence number / step / launch id
-  std::optional<std::string> op;         // ALLREDUCE, BROADCAST, nccl:all_reduce...
+  int64_t line_no = 0;              // the line that carries the event
+  int64_t ts_us = kNoTimestamp;     // the line's time, when it has one
+  std::optional<std::string> host;  // named by the line or the message
+  std::optional<int64_t> rank;      // global rank, when the line or message names it
+  std::string kind;                 // parse/dist/dist_kinds.h
+  std::optional<std::string> pg;    // process group ("0", "1(default_pg)")
+  std::optional<int64_t> pg_rank;   // rank inside `pg` as the message prints it
+  std::optional<int64_t> seq;       // collective sequence number / step / launch id
+  std::optional<std::string> op;    // ALLREDUCE, BROADCAST, nccl:all_reduce...
   std::optional<int64_t> numel_in;
   std::optional<int64_t> numel_out;
   std::optional<int64_t> timeout_ms;
   std::optional<int64_t> elapsed_ms;
-  std::optional<int64_t> last_enqueued;  // last enqueued work seq of the group
-  std::optional<int64_t> last_completed; // last completed work seq of the group
-  std::optional<double> value;           // exit code, step seconds... (per kind)
-  std::optional<std::string> detail;     // text that fits no column (error, signal, peer)
+  std::optional<int64_t> last_enqueued;   // last enqueued work seq of the group
+  std::optional<int64_t> last_completed;  // last completed work seq of the group
+  std::optional<double> value;            // exit code, step seconds... (per kind)
+  std::optional<std::string> detail;      // text that fits no column (error, signal, peer)
 };
 
 // One entry of a PyTorch flight-recorder dump (one file per rank): a
@@ -166,17 +168,17 @@ struct FrEntryRow {
   int64_t record_id = 0;
   std::optional<int64_t> collective_seq_id;
   std::optional<int64_t> p2p_seq_id;
-  std::string op;                      // profiling_name: "nccl:all_reduce"
-  std::string state;                   // scheduled, started, completed
-  std::string input_sizes;             // JSON text: [[3, 4]]
+  std::string op;           // profiling_name: "nccl:all_reduce"
+  std::string state;        // scheduled, started, completed
+  std::string input_sizes;  // JSON text: [[3, 4]]
   std::string output_sizes;
-  std::string input_dtypes;            // JSON text: ["Float"]
+  std::string input_dtypes;  // JSON text: ["Float"]
   std::string output_dtypes;
   std::optional<int64_t> timeout_ms;
   std::optional<int64_t> time_created_ns;
   bool is_p2p = false;
   bool retired = false;
-  std::optional<std::string> frame;    // top stack frame "all_reduce at x.py:123"
+  std::optional<std::string> frame;  // top stack frame "all_reduce at x.py:123"
 };
 
 // A process group as one flight-recorder dump describes it.

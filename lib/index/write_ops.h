@@ -41,8 +41,7 @@ struct TraceNameOp {
 
 using WriteOp = std::variant<AddBundleOp, UpdateBundleOp, AddFileOp, UpdateFileOp, SetMetaOp,
                              TraceNameOp, TraceEventRow, HloModuleRow, ConfigRow, IngestIssueRow,
-                             NumericFrameRow, MetricChunkRow, DistEventRow, FrEntryRow,
-                             FrGroupRow>;
+                             NumericFrameRow, MetricChunkRow, DistEventRow, FrEntryRow, FrGroupRow>;
 
 // One queue item: the ops first, then a block, either still to compress
 // (`block`) or already compressed by the caller (`stored`); any part may be

@@ -53,8 +53,7 @@ class LineSink : public FileSink {
                                   writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, kind,
                                                           ctx_.path + ": " + message});
                                 }});
-      dist_.emplace(ctx.file_id,
-                    [this](const DistEventRow& r) { writer_.AddDistEvent(r); });
+      dist_.emplace(ctx.file_id, [this](const DistEventRow& r) { writer_.AddDistEvent(r); });
     }
     record_.file_id = ctx.file_id;
   }

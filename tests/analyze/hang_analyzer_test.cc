@@ -163,12 +163,11 @@ TEST(HangAnalyzer, DescribesItsCodes) {
   auto a = MakeHangAnalyzer();
   const AnalyzerInfo& info = a->info();
   EXPECT_EQ(info.name, "hang");
-  EXPECT_EQ(info.codes,
-            (std::vector<std::string>{"hang.bad_chip", "hang.network", "hang.different_module",
-                                      "hang.fingerprint_mismatch", "hang.input_stall",
-                                      "hang.unrecoverable", "hang.unknown", "hang.straggler",
-                                      "hang.collective_timeout", "hang.collective_mismatch",
-                                      "hang.task_lost"}));
+  EXPECT_EQ(info.codes, (std::vector<std::string>{
+                            "hang.bad_chip", "hang.network", "hang.different_module",
+                            "hang.fingerprint_mismatch", "hang.input_stall", "hang.unrecoverable",
+                            "hang.unknown", "hang.straggler", "hang.collective_timeout",
+                            "hang.collective_mismatch", "hang.task_lost"}));
   EXPECT_EQ(info.needed_kinds, (std::vector<std::string>{"log", "hlo"}));
 }
 

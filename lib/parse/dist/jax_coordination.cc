@@ -24,9 +24,9 @@
 #include <string>
 #include <string_view>
 
+#include "parse/dist/dist_bytes.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/dist_kinds.h"
-#include "parse/dist/dist_bytes.h"
 #include "parse/line/scan.h"
 
 namespace casefile::dist {

@@ -5,11 +5,11 @@
 // a signal), host/rank from the message when it names them.
 #include <string_view>
 
+#include "parse/dist/dist_bytes.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/launcher_lines.h"
 #include "parse/dist/launcher_mpi.h"
 #include "parse/dist/launcher_torchrun.h"
-#include "parse/dist/dist_bytes.h"
 
 namespace casefile::dist {
 namespace {
