@@ -860,6 +860,18 @@ def scenario_hang_rank_crashed_first(d):
               evd(path_of[n0], marks[n0]["wd0"],
                   f"[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
                   "NumelIn=13107200, NumelOut=13107200, Timeout(ms)=900000)"),
+          ]},
+         # The runtime analyzer names the same crash: the out-of-memory error with its numbers, and
+         # the first failure of the run (info, beside runtime.cuda_oom).
+         {"code": "runtime.cuda_oom",
+          "culprits": [{"host": hb, "rank": bad}],
+          "evidence": [evd(path_of[hb], marks[hb]["oom"],
+                           "CUDA out of memory. Tried to allocate 3.91 GiB. GPU 2 has a total capacity of 79.15 GiB")]},
+         {"code": "runtime.first_failure",
+          "culprits": [{"host": hb, "rank": bad}],
+          "evidence": [
+              evd(path_of[hb], marks[hb]["oom"], "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate"),
+              evd(path_of[hb], marks[hb]["rc"], f"exitcode  : 1 (pid: {node_bad.pids[job.local(bad)]})"),
           ]}]
     expected(d, f"torch 2.3 HF Trainer (DDP) job on 4 nodes x 4 A100 (casefile.json names each node's log): rank {bad} "
                 f"dies of a CUDA out-of-memory error (torchrun root cause, exitcode 1); 12 ranks of the other nodes "

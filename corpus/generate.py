@@ -2549,9 +2549,10 @@ def agent_finish_ok(job, t):
                                         f"Done waiting for other agents. Elapsed: {rng.random() * 2:.6f} seconds"))
 
 
-def agent_child_failed(job, node, t, script, failed, code, others_sigterm=True):
+def agent_child_failed(job, node, t, script, failed, code, others_sigterm=True, mark=None):
     """torchrun's reaction to a failed worker: SIGTERM to the others, the failure summary.
-    failed: [(global rank, pid)], first one is the root cause."""
+    failed: [(global rank, pid)], first one is the root cause. mark names the root cause's
+    exitcode line."""
     rng = job.rng
     mod = "torch.distributed.elastic.multiprocessing.api"
     if others_sigterm:
@@ -2606,9 +2607,12 @@ def agent_child_failed(job, node, t, script, failed, code, others_sigterm=True):
             lines += entry(i, g, pid)
     else:
         lines.append("  <NO_OTHER_FAILURES>")
-    lines += ["-" * w, "Root Cause (first observed failure):"] + entry(0, g0, pid0) + ["=" * w]
+    lines += ["-" * w, "Root Cause (first observed failure):"]
+    rc_at = len(lines) + 4
+    lines += entry(0, g0, pid0) + ["=" * w]
+    assert lines[rc_at].startswith("  exitcode  : ")
     t += rng.randint(1000, 9000)
-    job.agent(node, t, lines)
+    job.agent(node, t, lines, {rc_at: mark} if mark else None)
     return t
 
 
@@ -2790,7 +2794,7 @@ def scenario_numeric_overflow(d):
         tr += rng.randint(3_000, 40_000)
     tb = tr + rng.randint(5_000, 30_000)
     site = "/opt/conda/lib/python3.11/site-packages"
-    job.say(culprit_g, tb, [
+    tb_lines = [
         "Traceback (most recent call last):",
         '  File "/fsx/runs/run_translation.py", line 699, in <module>',
         "    main()",
@@ -2825,10 +2829,12 @@ def scenario_numeric_overflow(d):
         f'  File "{site}/transformers/debug_utils.py", line 272, in forward_hook',
         "    raise ValueError(",
         DUO_ABORT,
-    ])
+    ]
+    job.say(culprit_g, tb, tb_lines, {len(tb_lines) - 1: "abort"})
     n0, n1 = job.nodes
     t_fail = tb + rng.randint(2 * SEC, 4 * SEC)
-    t_fail = agent_child_failed(job, n0, t_fail, "run_translation.py", [(culprit_g, n0.pids[culprit_g])], 1)
+    t_fail = agent_child_failed(job, n0, t_fail, "run_translation.py", [(culprit_g, n0.pids[culprit_g])], 1,
+                                mark="rc")
     agent_sigterm(job, n1, t_fail + rng.randint(SEC, 3 * SEC))
     marks = job.render(bundle, lambda n: f"{n.name}/logs/train.log")
     for n in job.nodes:
@@ -2839,7 +2845,12 @@ def scenario_numeric_overflow(d):
     f = [{"code": "numeric.overflow",
           "culprits": [{"host": n0.name, "rank": culprit_g}],
           "evidence": [evd(path, marks[n0.name]["detected"], f"Detected inf/nan during batch_number={batch}"),
-                       evd(path, marks[n0.name]["culprit"], "encoder.block.5.layer.1.dropout Dropout")]}]
+                       evd(path, marks[n0.name]["culprit"], "encoder.block.5.layer.1.dropout Dropout")]},
+         # The run's only traceback of its own (the runtime analyzer sees no other cause: error).
+         {"code": "runtime.first_failure",
+          "culprits": [{"host": n0.name, "rank": culprit_g}],
+          "evidence": [evd(path, marks[n0.name]["abort"], "ValueError: DebugUnderflowOverflow: inf/nan detected"),
+                       evd(path, marks[n0.name]["rc"], f"exitcode  : 1 (pid: {n0.pids[culprit_g]})")]}]
     expected(d, "HF Trainer + DeepSpeed fp16 fine-tuning of an mt5-small model on 2 hosts x 4 A100 with "
                 "--debug underflow_overflow; rank 3's forward overflows fp16 in encoder block 5's feed-forward "
                 "dropout and DebugUnderflowOverflow aborts the run.", f)
@@ -2928,7 +2939,7 @@ def scenario_numeric_overflow_trace(d):
                               f"lr {3e-4 * min(1.0, (b + 1) / 100):.2e} ({(t - tb) / SEC:.2f}s)")
     site = "/usr/local/lib/python3.10/dist-packages"
     tb = tr + rng.randint(3_000, 20_000)
-    job.say(culprit_g, tb, [
+    tb_lines = [
         "Traceback (most recent call last):",
         '  File "/workspace/debug_t5_fp16.py", line 141, in <module>',
         "    main()",
@@ -2953,10 +2964,11 @@ def scenario_numeric_overflow_trace(d):
         f'  File "{site}/transformers/debug_utils.py", line 272, in forward_hook',
         "    raise ValueError(",
         DUO_ABORT,
-    ])
+    ]
+    job.say(culprit_g, tb, tb_lines, {len(tb_lines) - 1: "abort"})
     n0, n1 = job.nodes
     t_fail = agent_child_failed(job, n1, tb + rng.randint(2 * SEC, 4 * SEC), "debug_t5_fp16.py",
-                                [(culprit_g, n1.pids[job.local(culprit_g)])], 1)
+                                [(culprit_g, n1.pids[job.local(culprit_g)])], 1, mark="rc")
     agent_sigterm(job, n0, t_fail + rng.randint(SEC, 3 * SEC))
     marks = job.render(bundle, lambda n: f"nodes/{n.name}/train.log")
     for n in job.nodes:
@@ -2966,7 +2978,13 @@ def scenario_numeric_overflow_trace(d):
     f = [{"code": "numeric.overflow",
           "culprits": [{"host": n1.name, "rank": culprit_g}],
           "evidence": [evd(path, marks[n1.name]["detected"], f"Detected inf/nan during batch_number={batch}"),
-                       evd(path, marks[n1.name]["culprit"], "encoder.block.4.layer.1.dropout Dropout")]}]
+                       evd(path, marks[n1.name]["culprit"], "encoder.block.4.layer.1.dropout Dropout")]},
+         # The run's only traceback of its own (the runtime analyzer sees no other cause: error).
+         {"code": "runtime.first_failure",
+          "culprits": [{"host": n1.name, "rank": culprit_g}],
+          "evidence": [evd(path, marks[n1.name]["abort"], "ValueError: DebugUnderflowOverflow: inf/nan detected"),
+                       evd(path, marks[n1.name]["rc"],
+                           f"exitcode  : 1 (pid: {n1.pids[job.local(culprit_g)]})")]}]
     expected(d, "Plain DDP + fp16 autocast debugging run of t5-small on 2 hosts x 4 H100 with "
                 "DebugUnderflowOverflow tracing batches 1 and 3 on every rank (encoder block 4's feed-forward "
                 "output grows ~3x between them); batch 5 then overflows on rank 6.", f)
@@ -3727,6 +3745,7 @@ def scenario_healthy_bf16(d):
 # The cross-rank hang scenarios of issue #4 live in their own modules, which import this one.
 sys.modules.setdefault("generate", sys.modules[__name__])
 import gen_multihost_hang  # noqa: E402
+import gen_runtime  # noqa: E402
 import gen_torch_hang  # noqa: E402
 
 SCENARIOS = {
@@ -3757,6 +3776,11 @@ SCENARIOS = {
     "hang_hlo_fingerprint_nodigest": gen_multihost_hang.scenario_hang_hlo_fingerprint_nodigest,
     "hang_step_straggler": gen_multihost_hang.scenario_hang_step_straggler,
     "healthy_multirank": gen_torch_hang.scenario_healthy_multirank,
+    "runtime_oom_killed": gen_runtime.scenario_runtime_oom_killed,
+    "runtime_cuda_oom": gen_runtime.scenario_runtime_cuda_oom,
+    "runtime_cuda_error": gen_runtime.scenario_runtime_cuda_error,
+    "runtime_first_failure": gen_runtime.scenario_runtime_first_failure,
+    "healthy_runtime_lookalikes": gen_runtime.scenario_healthy_runtime_lookalikes,
 }
 
 

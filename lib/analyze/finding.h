@@ -37,6 +37,11 @@ struct Finding {
   std::vector<Culprit> culprits;
   std::vector<Evidence> evidence;
   std::string recommendation;
+  // An error that stands only when no other analyzer's error finding exists
+  // (runtime.first_failure: "look here first" unless another finding already
+  // names the cause). The runner lowers it to info otherwise and says which
+  // finding explains the run.
+  bool error_unless_explained = false;
 };
 
 // Sorts culprits and evidence and removes duplicates, so output is

@@ -9,7 +9,9 @@
 // often, then the smallest name, so the result does not depend on row order):
 //   1. the communicator with the largest nranks (the world: its rank is the
 //      global rank); smaller communicators are ignored, since their rank is
-//      the rank inside a sub-group and would name the wrong host;
+//      the rank inside a sub-group and would name the wrong host. When a
+//      pair of level 2 or 3 names a rank >= that nranks, the largest
+//      communicator seen is not the world and no communicator is used;
 //   2. explicit pairs: a line's wrappers (or message) naming both, and files
 //      whose attribution names both;
 //   3. a line that names only the rank, in a file attributed to a host.
@@ -26,6 +28,14 @@
 
 namespace casefile {
 
+// The global rank a torch "[PG ...]" log prefix gives without a "[rankN]:"
+// wrapper: the rank in the group when the group is the default one, which
+// every rank creates first (local id 0: "[PG 0 Rank 5]" in torch 2.2-2.3,
+// "[PG ID 0 PG GUID 0(default_pg) Rank 5]" later) and which holds all ranks
+// in order. `pg` is dist_events.pg as stored ("0", "0(default_pg)").
+std::optional<int64_t> DefaultGroupRank(const std::optional<std::string>& pg,
+                                        std::optional<int64_t> pg_rank);
+
 class RankHostMap {
  public:
   enum class Source { kWorldComm = 0, kExplicit = 1, kAttributed = 2 };
@@ -40,7 +50,8 @@ class RankHostMap {
   // The host of a global rank; nullptr when nothing names it. Valid as long
   // as the map.
   const std::string* HostOf(int64_t rank) const;
-  // The largest nranks of any communicator line; 0 when none was seen.
+  // The largest nranks of any communicator line; 0 when none was seen or
+  // when it cannot be the world (see above). Valid after Finish.
   int64_t world_size() const { return world_size_; }
   // Resolved ranks in ascending order.
   const std::map<int64_t, std::string>& hosts() const { return resolved_; }
@@ -63,6 +74,7 @@ class RankHostMap {
 
   bool finished_ = false;
   int64_t world_size_ = 0;
+  int64_t max_pair_rank_ = -1;  // the highest rank of an AddPair
   std::vector<CommPair> comm_;
   // rank -> per source level -> votes (few hosts per rank, so a small vector).
   std::unordered_map<int64_t, std::vector<std::vector<HostVote>>> votes_;

@@ -4,6 +4,7 @@
 
 #include "analyze/analyzers/hang/hang_analyzer.h"
 #include "analyze/analyzers/numeric/numeric_analyzer.h"
+#include "analyze/analyzers/runtime/runtime_analyzer.h"
 
 namespace casefile {
 
@@ -13,6 +14,7 @@ const std::vector<std::unique_ptr<Analyzer>>& BuiltinAnalyzers() {
     // One line per analyzer.
     list->push_back(MakeHangAnalyzer());
     list->push_back(MakeNumericAnalyzer());
+    list->push_back(MakeRuntimeAnalyzer());
     std::sort(list->begin(), list->end(),
               [](const auto& a, const auto& b) { return a->info().name < b->info().name; });
     return list;

@@ -22,6 +22,25 @@ bool FindingBefore(const Finding& a, const Finding& b) {
 
 }  // namespace
 
+namespace {
+
+// A fallback error (Finding::error_unless_explained) becomes info when an
+// error of another analyzer names the cause; its summary says which.
+void LowerExplainedFallbacks(std::vector<Finding>& findings) {
+  for (Finding& f : findings) {
+    if (!f.error_unless_explained || f.severity != Severity::kError) continue;
+    const auto other = std::find_if(findings.begin(), findings.end(), [&](const Finding& g) {
+      return g.analyzer != f.analyzer && g.severity == Severity::kError &&
+             !g.error_unless_explained;
+    });
+    if (other == findings.end()) continue;
+    f.severity = Severity::kInfo;
+    f.summary += " " + other->code + " explains the run.";
+  }
+}
+
+}  // namespace
+
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names) {
   return RunAnalyzers(index, names, BuiltinAnalyzers());
 }
@@ -68,6 +87,7 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
     }
     result.analyzers.push_back(status);
   }
+  LowerExplainedFallbacks(result.findings);
   std::sort(result.findings.begin(), result.findings.end(), FindingBefore);
   return result;
 }

@@ -14,7 +14,7 @@ namespace {
 
 class FakeAnalyzer : public Analyzer {
  public:
-  enum class Mode { kEmit, kThrow, kNoEvidence, kThrowInApplicability };
+  enum class Mode { kEmit, kThrow, kNoEvidence, kThrowInApplicability, kEmitFallback };
   FakeAnalyzer(std::string name, std::vector<std::string> kinds, Mode mode) : mode_(mode) {
     info_.name = std::move(name);
     info_.version = "1";
@@ -31,7 +31,8 @@ class FakeAnalyzer : public Analyzer {
     f.code = info_.name + ".code";
     f.severity = info_.name == "b" ? Severity::kWarning : Severity::kError;
     f.summary = "from " + info_.name;
-    if (mode_ == Mode::kEmit) {
+    f.error_unless_explained = mode_ == Mode::kEmitFallback;
+    if (mode_ == Mode::kEmit || mode_ == Mode::kEmitFallback) {
       ctx.index().ScanLines(ctx.files().front().id, [&](const LineRecord& l) {
         f.evidence.push_back(ctx.MakeEvidence(l.file_id, l.line_no, l.text));
         return false;
@@ -137,6 +138,41 @@ TEST(Finding, NormalizeSortsAndDeduplicates) {
   ASSERT_EQ(f.evidence.size(), 2u);
   EXPECT_EQ(f.evidence[0].line, 2);
   EXPECT_EQ(f.evidence[1].line, 9);
+}
+
+// A fallback error stays an error alone, and becomes info (naming the
+// finding that explains the run) beside another analyzer's error; a warning
+// of another analyzer explains nothing.
+TEST(Runner, FallbackErrorIsLoweredOnlyBesideAnotherError) {
+  test::TempDir tmp;
+  auto index = OneLogIndex(tmp);
+  auto run = [&](const std::string& other_name) {
+    std::vector<std::unique_ptr<Analyzer>> list;
+    list.push_back(std::make_unique<FakeAnalyzer>("f", std::vector<std::string>{"log"},
+                                                  FakeAnalyzer::Mode::kEmitFallback));
+    if (!other_name.empty()) {
+      list.push_back(std::make_unique<FakeAnalyzer>(other_name, std::vector<std::string>{"log"},
+                                                    FakeAnalyzer::Mode::kEmit));
+    }
+    return RunAnalyzers(*index, {}, list);
+  };
+  auto find = [](const AnalysisResult& r) {
+    for (const Finding& f : r.findings)
+      if (f.code == "f.code") return f;
+    ADD_FAILURE() << "no f.code";
+    return Finding{};
+  };
+
+  const Finding alone = find(run(""));
+  EXPECT_EQ(alone.severity, Severity::kError);
+  EXPECT_EQ(alone.summary, "from f");
+
+  const Finding beside_warning = find(run("b"));  // "b" emits a warning
+  EXPECT_EQ(beside_warning.severity, Severity::kError);
+
+  const Finding beside_error = find(run("c"));
+  EXPECT_EQ(beside_error.severity, Severity::kInfo);
+  EXPECT_EQ(beside_error.summary, "from f c.code explains the run.");
 }
 
 }  // namespace

@@ -13,11 +13,10 @@
 // c10::DistBackendError: ... Watchdog caught ..."), so a reader can tell a
 // first failure from the abort that a timeout caused.
 //
-// Reject path: with no traceback or terminate pending, a line is rejected
-// after memchr-led scans for "Traceback", "Fatal Python error", "Segmentation
-// fault", "*** SIG", "Caught signal", "what():", "Aborted" (each led by its
-// uncommon first byte) and "terminate called" (led by its 'm'); no single
-// literal spans these messages. No allocation on that path.
+// Reject path: the family reads only lines that hold one of its anchors
+// (dist_prefilter.h, kAnchorCrash: one per message above), and every line
+// while a traceback or a "terminate called" is pending. Behind the anchor,
+// MayBeFatal() checks the literals themselves before any parsing.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -72,7 +71,22 @@ std::string_view AbortAt(std::string_view msg) {
 
 class CrashFamily : public DistFamily {
  public:
-  void AddLine(const LineRecord& line, const DistEmitter& out) override {
+  CrashFamily() : DistFamily(kAnchorCrash) {}
+
+  bool ReadLine(const LineRecord& line, uint32_t /*anchors*/, const DistEmitter& out) override {
+    Read(line, out);
+    // A pending traceback or terminate reads the lines that follow it.
+    return !tracebacks_.empty() || !terminates_.empty();
+  }
+
+  void Finish(const DistEmitter& out) override {
+    tracebacks_.Finish([this, &out](DistEventRow row) { Emit(std::move(row), out); });
+    for (Terminate& t : terminates_) Emit(std::move(t.row), out);
+    terminates_.clear();
+  }
+
+ private:
+  void Read(const LineRecord& line, const DistEmitter& out) {
     const std::string_view msg = line.message();
     if (tracebacks_.empty() && terminates_.empty() && !MayBeFatal(msg)) return;
     const crash::StreamView stream = crash::StreamOf(line);
@@ -83,13 +97,6 @@ class CrashFamily : public DistFamily {
     ReadFatalLine(line, stream, msg, out);
   }
 
-  void Finish(const DistEmitter& out) override {
-    tracebacks_.Finish([this, &out](DistEventRow row) { Emit(std::move(row), out); });
-    for (Terminate& t : terminates_) Emit(std::move(t.row), out);
-    terminates_.clear();
-  }
-
- private:
   // Crash events per (host, rank) per file: a crash loop or a log of
   // restarts must not flood the index; the first ones are what matter.
   static constexpr int kMaxPerRank = 64;

@@ -14,7 +14,10 @@ DistExtractor::DistExtractor(int64_t file_id, std::function<void(const DistEvent
 }
 
 void DistExtractor::AddLine(const LineRecord& line) {
-  for (const auto& f : families_) f->AddLine(line, out_);
+  // One scan for all families; most lines hold no family's anchor and cost
+  // only this scan and a mask test per family.
+  const uint32_t anchors = LineAnchors(line);
+  for (const auto& f : families_) f->AddLine(line, anchors, out_);
 }
 
 void DistExtractor::Finish() {

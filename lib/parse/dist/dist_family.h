@@ -1,14 +1,17 @@
 // One family of distributed-run messages (torch watchdog, launchers, JAX
-// coordination...), read line by line during ingest. A family sees every line
-// of a log file in order and must reject an unrelated line cheaply: one
-// search for a rare literal before any parsing. Families keep state across
-// lines where a message spans several (torchrun's root-cause block).
+// coordination...), read line by line during ingest. DistExtractor scans each
+// line once for the anchors of all families (dist_prefilter.h); a family
+// reads only the lines that hold one of its anchors, in order, plus every
+// line while it asked for them: families keep state across lines where a
+// message spans several (torchrun's root-cause block, a traceback), and the
+// inner lines of such a message may hold no anchor.
 #pragma once
 
 #include <functional>
 #include <memory>
 
 #include "index/index_types.h"
+#include "parse/dist/dist_prefilter.h"
 
 namespace casefile::dist {
 
@@ -20,14 +23,12 @@ class DistEmitter {
   // and rank the line's wrappers named already filled in.
   DistEventRow Start(const LineRecord& line, const char* kind) const {
     DistEventRow row;
-    row.file_id = file_id_;
-    row.line_no = line.line_no;
-    row.ts_us = line.ts_us;
-    if (!line.host.empty()) row.host = std::string(line.host);
-    if (line.rank >= 0) row.rank = line.rank;
-    row.kind = kind;
+    Restart(row, line, kind);
     return row;
   }
+  // The same into an existing row, reusing the storage of its host and kind:
+  // for readers that take a row before they know the line is theirs.
+  void Restart(DistEventRow& row, const LineRecord& line, const char* kind) const;
   void Emit(const DistEventRow& row) const { sink_(row); }
   int64_t file_id() const { return file_id_; }
 
@@ -39,9 +40,35 @@ class DistEmitter {
 class DistFamily {
  public:
   virtual ~DistFamily() = default;
-  virtual void AddLine(const LineRecord& line, const DistEmitter& out) = 0;
+  // Feeds one line; `anchors` = LineAnchors(line). The family reads it when
+  // the line holds one of its anchors (and all of its required ones), or
+  // when its last read asked for the next line.
+  void AddLine(const LineRecord& line, uint32_t anchors, const DistEmitter& out) {
+    // One branch, rarely taken on the frequent lines (bitwise & of bools).
+    const bool read = ((anchors & any_) != 0) & ((anchors & all_) == all_);
+    if (!(read | wants_next_)) return;
+    wants_next_ = ReadLine(line, anchors, out);
+  }
+  // The same for one family alone (tests, tools): scans the line itself.
+  void AddLine(const LineRecord& line, const DistEmitter& out) {
+    AddLine(line, LineAnchors(line), out);
+  }
   // End of the file: emit what a pending multi-line message holds.
   virtual void Finish(const DistEmitter& /*out*/) {}
+
+ protected:
+  // `any`: the Anchor bits of the family's messages, one of which a line
+  // must hold to be read; `all`: bits it must hold all of (0 for none).
+  explicit DistFamily(uint32_t any, uint32_t all = 0) : any_(any), all_(all) {}
+  // Reads a line that passed the anchors, or any line after a read that
+  // returned true. Returns true while a multi-line message is open, so that
+  // the next line is read whatever its anchors.
+  virtual bool ReadLine(const LineRecord& line, uint32_t anchors, const DistEmitter& out) = 0;
+
+ private:
+  uint32_t any_;
+  uint32_t all_;
+  bool wants_next_ = false;
 };
 
 // The families, one per file (parse/dist/<family>.cc).

@@ -123,12 +123,22 @@ std::string Detail(std::string_view category, std::string_view msg) {
 
 class JaxCoordinationFamily : public DistFamily {
  public:
-  void AddLine(const LineRecord& line, const DistEmitter& out) override {
+  JaxCoordinationFamily() : DistFamily(kAnchorJax) {}
+
+  bool ReadLine(const LineRecord& line, uint32_t /*anchors*/, const DistEmitter& out) override {
+    Read(line, out);
+    // An open task list reads the next lines: task names hold no anchor.
+    return list_lines_left_ > 0;
+  }
+
+ private:
+  void Read(const LineRecord& line, const DistEmitter& out) {
     const std::string_view msg = line.message();
     if (list_lines_left_ > 0 && ContinueList(line, msg, out)) return;
-    // Every message above has "JAX ", "barrier"/"Barrier", "heartbeat" or
-    // "coordination service"/"CoordinationService": one pass over the rare
-    // bytes 'J', 'B', 'b', 'v' with a look at their neighbours.
+    // The line holds a JAX anchor (dist_prefilter.h) or follows an open
+    // list. Every message above has "JAX ", "barrier"/"Barrier", "heartbeat"
+    // or "coordination service"/"CoordinationService": one pass over the
+    // rare bytes 'J', 'B', 'b', 'v' with a look at their neighbours.
     const bool hint = AnyOfFourBytes(msg, 'J', 'B', 'b', 'v', [&](size_t p) {
       switch (msg[p]) {
         case 'J':
@@ -145,7 +155,6 @@ class JaxCoordinationFamily : public DistFamily {
     Classify(line, msg, out);
   }
 
- private:
   void Emit(const LineRecord& line, const DistEmitter& out, const std::string& detail,
             int64_t task) const {
     DistEventRow row = out.Start(line, kJaxCoordination);

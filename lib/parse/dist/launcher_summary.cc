@@ -14,21 +14,36 @@
 namespace casefile::dist {
 namespace {
 
-// What a line's rare bytes announce (see AddLine).
+// What a line's rare bytes announce (see Read).
 enum : unsigned { kExitWord = 1, kTask = 2, kRank = 4, kHeader = 8 };
 
 class LauncherFamily : public DistFamily {
  public:
-  void AddLine(const LineRecord& line, const DistEmitter& out) override {
+  LauncherFamily() : DistFamily(kAnchorExit | kAnchorTask | kAnchorRank | kAnchorFail) {}
+
+  bool ReadLine(const LineRecord& line, uint32_t /*anchors*/, const DistEmitter& out) override {
+    Read(line, out);
+    // An open torchrun summary or a wrapped MPI report reads the next lines.
+    return torchrun_.HasOpenBlocks() || mpi_.Pending();
+  }
+
+  void Finish(const DistEmitter& out) override {
+    torchrun_.Finish(out);
+    mpi_.Finish(out);
+  }
+
+ private:
+  void Read(const LineRecord& line, const DistEmitter& out) {
     const std::string_view msg = line.message();
     // Multi-line reports first: their inner lines match nothing else.
     const bool open = torchrun_.HasOpenBlocks();
     if (open && torchrun_.AddLine(line, msg, out)) return;
     if (mpi_.Pending() && mpi_.Continue(line, msg, out)) return;
-    // Every one-line report has one of a few rare bytes: 'x' of an exit word
-    // ("exitcode", "exits with return code", "Exited with exit code",
-    // "exited on signal"), 'k' of srun's "task" or mpirun's "process rank",
-    // 'F' / 'R' of the torchrun summary's headers. One pass finds them.
+    // The line holds a launcher anchor (dist_prefilter.h) or follows an open
+    // report. Every one-line report has one of a few rare bytes: 'x' of an
+    // exit word ("exitcode", "exits with return code", "Exited with exit
+    // code", "exited on signal"), 'k' of srun's "task" or mpirun's "process
+    // rank", 'F' / 'R' of the torchrun summary's headers. One pass finds them.
     unsigned hints = 0;
     AnyOfFourBytes(msg, 'x', 'k', 'F', 'R', [&](size_t p) {
       switch (msg[p]) {
@@ -62,12 +77,6 @@ class LauncherFamily : public DistFamily {
     if (hints & (kExitWord | kRank)) mpi_.AddLine(line, msg, out);
   }
 
-  void Finish(const DistEmitter& out) override {
-    torchrun_.Finish(out);
-    mpi_.Finish(out);
-  }
-
- private:
   launcher::TorchrunSummary torchrun_;
   launcher::MpiReports mpi_;
 };

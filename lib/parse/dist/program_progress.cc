@@ -53,16 +53,19 @@ int64_t LaunchId(std::string_view s) {
 
 class ProgramProgressFamily : public DistFamily {
  public:
-  void AddLine(const LineRecord& line, const DistEmitter& out) override {
+  // Only lines whose message names a launch ("aun", dist_prefilter.h).
+  ProgramProgressFamily() : DistFamily(kAnchorLaunch) {}
+
+  bool ReadLine(const LineRecord& line, uint32_t /*anchors*/, const DistEmitter& out) override {
     // The source file is in the glog header, which the line layer left in
     // front of msg_start: a short span to search, and nothing at all for
     // lines without a header.
     const size_t head_end = std::min<size_t>(line.msg_start, line.text.size());
-    if (head_end == 0) return;
-    if (line.text.substr(0, head_end).find("real_program_continuator") == kNpos) return;
+    if (head_end == 0) return false;
+    if (line.text.substr(0, head_end).find("real_program_continuator") == kNpos) return false;
     std::string_view msg = line.message();
     const int64_t id = LaunchId(msg);
-    if (id < 0) return;
+    if (id < 0) return false;
     while (!msg.empty() && scan::IsBlank(msg.front())) msg.remove_prefix(1);
     size_t n = std::min(msg.size(), kMaxDetail);
     while (n < msg.size() && n > 0 && (static_cast<unsigned char>(msg[n]) & 0xC0) == 0x80) --n;
@@ -70,6 +73,7 @@ class ProgramProgressFamily : public DistFamily {
     row.seq = id;
     row.detail = std::string(msg.substr(0, n));
     out.Emit(row);
+    return false;
   }
 };
 

@@ -32,31 +32,43 @@ int64_t NumberAfter(std::string_view s, std::string_view key) {
 
 class RankHostFamily : public DistFamily {
  public:
-  void AddLine(const LineRecord& line, const DistEmitter& out) override {
-    if (line.host.empty()) return;
+  // Lines whose wrappers name a host and a rank, and NCCL's "nranks" lines.
+  RankHostFamily() : DistFamily(kAnchorNranks | kLineHostRank) {}
+
+  bool ReadLine(const LineRecord& line, uint32_t anchors, const DistEmitter& out) override {
+    if (line.host.empty()) return false;
     int64_t rank = line.rank;
     int64_t nranks = -1;
-    const std::string_view msg = line.message();
     // "comm 0x... rank R nranks N" (NCCL INFO); the literal is rare elsewhere.
-    const size_t comm = msg.find(" nranks ");
-    if (comm != std::string_view::npos && msg.find("comm ") != std::string_view::npos) {
-      const std::string_view head = msg.substr(0, comm + 1);
-      const size_t r = head.rfind(" rank ");
-      if (r != std::string_view::npos) {
-        const int64_t v = NumberAfter(head.substr(r), " rank ");
-        if (v >= 0) {
-          rank = v;
-          nranks = NumberAfter(msg.substr(comm), " nranks ");
+    if (anchors & kAnchorNranks) {
+      const std::string_view msg = line.message();
+      const size_t comm = msg.find(" nranks ");
+      if (comm != std::string_view::npos && msg.find("comm ") != std::string_view::npos) {
+        const std::string_view head = msg.substr(0, comm + 1);
+        const size_t r = head.rfind(" rank ");
+        if (r != std::string_view::npos) {
+          const int64_t v = NumberAfter(head.substr(r), " rank ");
+          if (v >= 0) {
+            rank = v;
+            nranks = NumberAfter(msg.substr(comm), " nranks ");
+          }
         }
       }
     }
-    if (rank < 0) return;
+    if (rank < 0) return false;
+    // A rank's log names the same pair on every line: the last pair looked
+    // up answers without building a key.
+    if (rank == last_rank_ && nranks == last_nranks_ && line.host == last_host_) return false;
+    last_host_.assign(line.host);
+    last_rank_ = rank;
+    last_nranks_ = nranks;
     auto key = std::make_tuple(std::string(line.host), rank, nranks);
-    if (!seen_.insert(key).second || seen_.size() > kMaxPairs) return;
+    if (!seen_.insert(key).second || seen_.size() > kMaxPairs) return false;
     DistEventRow row = out.Start(line, kRankHost);
     row.rank = rank;
     if (nranks >= 0) row.value = static_cast<double>(nranks);
     out.Emit(row);
+    return false;
   }
 
  private:
@@ -64,6 +76,9 @@ class RankHostFamily : public DistFamily {
   // log; the first pairs are kept.
   static constexpr size_t kMaxPairs = 4096;
   std::set<std::tuple<std::string, int64_t, int64_t>> seen_;
+  std::string last_host_;
+  int64_t last_rank_ = -1;
+  int64_t last_nranks_ = -1;
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // One training step's time (kind step_time): seq = step, value = seconds,
-// detail = the form it was read from (step_forms.h lists them). Runs on
-// every line: MayHoldStep() rejects a line with one memchr pass over its
-// 't' bytes before any parsing.
+// detail = the form it was read from (step_forms.h lists them). Reads only
+// lines that hold a time-word and a step-word anchor (dist_prefilter.h);
+// MayHoldStep() then checks the words themselves before any parsing.
 #include <string>
 #include <string_view>
 
@@ -14,17 +14,22 @@ namespace {
 
 class StepTimeFamily : public DistFamily {
  public:
-  void AddLine(const LineRecord& line, const DistEmitter& out) override {
+  // A line must hold both a time word and a step word (dist_prefilter.h).
+  StepTimeFamily()
+      : DistFamily(kAnchorTimeWord | kAnchorStepWord, kAnchorTimeWord | kAnchorStepWord) {}
+
+  bool ReadLine(const LineRecord& line, uint32_t /*anchors*/, const DistEmitter& out) override {
     const std::string_view msg = line.message();
-    if (!step::MayHoldStep(msg)) return;
+    if (!step::MayHoldStep(msg)) return false;
     step::StepTime st;
-    if (!step::ReadStepTime(msg, &st)) return;
+    if (!step::ReadStepTime(msg, &st)) return false;
     DistEventRow row = out.Start(line, kStepTime);
     row.seq = st.step;
     row.value = st.seconds;
     row.detail = st.total >= 0 ? std::string(st.form) + " total=" + std::to_string(st.total)
                                : std::string(st.form);
     out.Emit(row);
+    return false;
   }
 };
 

@@ -2,14 +2,11 @@
 // progress, "Some NCCL operations have failed", a stuck watchdog, store
 // timeouts, NCCL and CUDA errors (the readers are in torch_watchdog_*.cc).
 //
-// Reject path. No single literal spans this family (its messages name NCCL,
-// CUDA, the watchdog or a timeout, each in its own words), so a line is
-// rejected after a short cascade of memchr-led scans, with no allocation:
-// "NCCL", "Watchdog", "watchdog", "UDA", "uda", "Error:" (led by their
-// first byte), "imeout" / "imed out" (one scan for their 'm'), "enqueued"
-// (led by its 'q'). Leading each scan by a byte that is uncommon in logs
-// keeps the cascade near the cost of a few memchr calls (50 to 70 ns for a
-// typical 100-byte line on the shared development machine).
+// Reject path. The family reads only lines that hold one of its anchors
+// (dist_prefilter.h: "dog", "nqu", "fai", "meo"/"med", NCCL error names,
+// "cud"), and runs each reader only behind the anchor its literal contains,
+// so an unrelated line costs nothing here and a row is taken only for a
+// reader whose anchor the line holds (into a reused row: no allocation).
 #include <map>
 #include <string>
 #include <unordered_set>
@@ -24,16 +21,6 @@ namespace {
 
 constexpr size_t npos = std::string_view::npos;
 
-// Which literals a message holds; each reader runs only behind its own.
-enum Hit : uint32_t {
-  kHitNccl = 1u << 0,        // WorkNCCL, NCCL error, NCCL work, ProcessGroupNCCL's
-  kHitWatchdog = 1u << 1,    // Watchdog caught, detected by watchdog, got stuck
-  kHitTimeout = 1u << 2,     // store waits, heartbeat monitor timed out
-  kHitCuda = 1u << 3,        // CUDA error, cudaErrorX, Cuda failure, cuda runtime error
-  kHitNcclResult = 1u << 4,  // "Error:" of NCCL's result names (ncclSystemError: ...)
-  kHitEnqueued = 1u << 5,    // a group's status in other words
-};
-
 // "timeout", "Timeout", "timed out", "Timed out": one scan for their 'm'.
 bool HasTimeoutWord(std::string_view msg) {
   for (size_t m = msg.find('m', 1); m != npos; m = msg.find('m', m + 1)) {
@@ -44,15 +31,13 @@ bool HasTimeoutWord(std::string_view msg) {
   return false;
 }
 
-uint32_t Prefilter(std::string_view msg) {
-  uint32_t hits = 0;
-  if (msg.find("NCCL") != npos) hits |= kHitNccl;
-  if (msg.find("Watchdog") != npos || msg.find("watchdog") != npos) hits |= kHitWatchdog;
-  if (HasTimeoutWord(msg)) hits |= kHitTimeout;
-  if (msg.find("UDA") != npos || msg.find("uda") != npos) hits |= kHitCuda;
-  if (msg.find("Error:") != npos) hits |= kHitNcclResult;
-  if (torch::ContainsAt(msg, "enqueued", 2)) hits |= kHitEnqueued;
-  return hits;
+// Two readers keep the word tests that gated them before the anchors: their
+// literals do not imply them ("atchdog got stuck", "ncclInvalidUsage:").
+bool StuckGate(std::string_view msg) {
+  return msg.find("Watchdog") != npos || msg.find("watchdog") != npos || HasTimeoutWord(msg);
+}
+bool CollectiveGate(std::string_view msg) {
+  return msg.find("NCCL") != npos || msg.find("Error:") != npos;
 }
 
 std::string RankKey(const DistEventRow& row) {
@@ -64,41 +49,45 @@ std::string RankKey(const DistEventRow& row) {
 
 class TorchWatchdogFamily : public DistFamily {
  public:
-  void AddLine(const LineRecord& line, const DistEmitter& out) override {
+  TorchWatchdogFamily()
+      : DistFamily(kAnchorWatchdog | kAnchorEnqueued | kAnchorFail | kAnchorTimeout |
+                   kAnchorNcclError | kAnchorCuda) {}
+
+  bool ReadLine(const LineRecord& line, uint32_t anchors, const DistEmitter& out) override {
     const std::string_view msg = line.message();
-    const uint32_t hits = Prefilter(msg);
-    if (hits == 0) return;
-    if (hits & kHitWatchdog) {
-      DistEventRow row = out.Start(line, kWatchdogTimeout);
-      if (torch::ReadWatchdogTimeout(msg, row)) out.Emit(row);
+    if (anchors & kAnchorWatchdog) {
+      out.Restart(row_, line, kWatchdogTimeout);
+      if (torch::ReadWatchdogTimeout(msg, row_)) out.Emit(row_);
     }
-    if (hits & (kHitNccl | kHitWatchdog | kHitEnqueued)) {
-      DistEventRow row = out.Start(line, kWorkProgress);
-      if (torch::ReadWorkProgress(msg, row)) {
-        if (row.detail && *row.detail == torch::kPeriodicDetail) {
-          KeepPeriodic(std::move(row));
+    if (anchors & kAnchorEnqueued) {
+      out.Restart(row_, line, kWorkProgress);
+      if (torch::ReadWorkProgress(msg, row_)) {
+        if (row_.detail && *row_.detail == torch::kPeriodicDetail) {
+          KeepPeriodic(row_);
         } else {
-          out.Emit(row);
+          out.Emit(row_);
         }
       }
     }
-    if (hits & kHitNccl) {
-      DistEventRow row = out.Start(line, kNcclFailed);
-      if (torch::ReadNcclFailed(msg, row)) out.Emit(row);
+    if (anchors & kAnchorFail) {
+      out.Restart(row_, line, kNcclFailed);
+      if (torch::ReadNcclFailed(msg, row_)) out.Emit(row_);
     }
-    if (hits & (kHitWatchdog | kHitTimeout)) {
-      DistEventRow row = out.Start(line, kWatchdogStuck);
-      if (torch::ReadWatchdogStuck(msg, row)) out.Emit(row);
+    if ((anchors & (kAnchorWatchdog | kAnchorTimeout)) && StuckGate(msg)) {
+      out.Restart(row_, line, kWatchdogStuck);
+      if (torch::ReadWatchdogStuck(msg, row_)) out.Emit(row_);
     }
-    if (hits & kHitTimeout) {
-      DistEventRow row = out.Start(line, kStoreTimeout);
-      if (torch::ReadStoreTimeout(msg, row)) out.Emit(row);
+    if (anchors & kAnchorTimeout) {
+      out.Restart(row_, line, kStoreTimeout);
+      if (torch::ReadStoreTimeout(msg, row_)) out.Emit(row_);
     }
-    if (hits & (kHitNccl | kHitNcclResult)) {
-      DistEventRow row = out.Start(line, kCollectiveError);
-      if (torch::ReadCollectiveError(msg, row)) EmitOnce(row, collective_seen_, out);
+    // ncclUnhandledCudaError has "cud" rather than an NCCL error anchor.
+    if ((anchors & (kAnchorNcclError | kAnchorCuda)) && CollectiveGate(msg)) {
+      out.Restart(row_, line, kCollectiveError);
+      if (torch::ReadCollectiveError(msg, row_)) EmitOnce(row_, collective_seen_, out);
     }
-    if (hits & kHitCuda) AddCuda(line, msg, out);
+    if (anchors & kAnchorCuda) AddCuda(line, msg, out);
+    return false;
   }
 
   void Finish(const DistEmitter& out) override {
@@ -127,7 +116,8 @@ class TorchWatchdogFamily : public DistFamily {
   }
 
   void AddCuda(const LineRecord& line, std::string_view msg, const DistEmitter& out) {
-    DistEventRow row = out.Start(line, kCudaError);
+    DistEventRow& row = row_;
+    out.Restart(row, line, kCudaError);
     switch (torch::ReadCudaError(msg, row)) {
       case torch::CudaLine::kNone:
         return;
@@ -146,18 +136,19 @@ class TorchWatchdogFamily : public DistFamily {
   // "NCCL Work update periodically" repeats every few seconds for the whole
   // run; only the last one of each series says where the group stood, and
   // it is emitted when the file ends.
-  void KeepPeriodic(DistEventRow row) {
+  void KeepPeriodic(const DistEventRow& row) {
     std::string key = RankKey(row);
     key.push_back('\x1f');
     key.append(row.pg.value_or(""));
     auto it = periodic_.find(key);
     if (it != periodic_.end()) {
-      it->second = std::move(row);
+      it->second = row;
     } else if (periodic_.size() < kMaxPeriodic) {
-      periodic_.emplace(std::move(key), std::move(row));
+      periodic_.emplace(std::move(key), row);
     }
   }
 
+  DistEventRow row_;  // the row readers fill, reused from line to line
   std::unordered_set<std::string> collective_seen_;
   std::unordered_set<std::string> cuda_seen_;
   std::unordered_set<std::string> cuda_ranks_;

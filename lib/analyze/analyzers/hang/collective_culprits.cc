@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "analyze/analyzers/hang/collective_rules.h"
 #include "analyze/analyzers/hang/flight_rules.h"
@@ -47,38 +48,143 @@ bool IsRootCause(const DistEvent& e) {
          (e.detail->starts_with("root_cause") || e.detail->starts_with("root cause"));
 }
 
+// A launcher detail is "<what>: <exit code and signal>, ...; <exception>"
+// (dist_kinds.h): the signal name ("SIGKILL") sits before the exception.
+std::string_view SignalIn(std::string_view detail) {
+  detail = detail.substr(0, detail.find("; "));
+  for (size_t at = detail.find("SIG"); at != std::string_view::npos;
+       at = detail.find("SIG", at + 3)) {
+    size_t end = at + 3;
+    while (end < detail.size() && end - at < 12 && detail[end] >= 'A' && detail[end] <= 'Z') ++end;
+    if (end > at + 3) return detail.substr(at, end - at);
+  }
+  return {};
+}
+
+// The exception a torchrun entry quotes from the worker's error file.
+std::string_view ExceptionIn(const DistEvent& e) {
+  if (!e.detail) return {};
+  const size_t at = e.detail->find("; ");
+  return at == std::string::npos ? std::string_view{} : std::string_view(*e.detail).substr(at + 2);
+}
+
 std::string LauncherText(const DistEvent& e) {
   std::string who = e.op ? *e.op : std::string("the launcher");
   if (!e.value) return who + " reports the worker failed";
   const auto code = static_cast<int64_t>(*e.value);
   std::string s = who + " reports ";
-  if (code < 0) {
-    s += "signal " + std::to_string(-code);
-    if (e.detail && e.detail->starts_with("SIG")) s += " (" + *e.detail + ")";
-  } else {
-    s += "exit code " + std::to_string(code);
-  }
+  s += (code < 0 ? "signal " : "exit code ") + std::to_string(code < 0 ? -code : code);
+  const std::string_view sig = e.detail ? SignalIn(*e.detail) : std::string_view{};
+  if (!sig.empty()) s += " (" + std::string(sig) + ")";
   return s;
 }
 
+// An error line that names no rank: torchrun's "[default2]:" gives only the
+// local rank, so a traceback under it cannot be tied to its global rank by
+// the line alone.
+bool IsRanklessError(const DistEvent& e, const View& v) {
+  return IsFailure(e.kind) && e.kind != DistKind::kLauncherFailure && !e.rank && !e.host.empty() &&
+         !IsHangConsequence(e) &&
+         !(e.ts_us != kNoTimestamp && v.first_timeout_ts != kNoTimestamp &&
+           e.ts_us > v.first_timeout_ts);
+}
+
+// "local_rank 2" in a launcher's detail (torchrun's agent line, DeepSpeed's
+// command line); -1 when absent.
+int64_t LocalRankIn(const std::optional<std::string>& detail) {
+  if (!detail) return -1;
+  const size_t at = detail->find("local_rank ");
+  if (at == std::string::npos) return -1;
+  int64_t v = -1;
+  for (size_t i = at + 11; i < detail->size() && i < at + 19; ++i) {
+    const char c = (*detail)[i];
+    if (c < '0' || c > '9') break;
+    v = (v < 0 ? 0 : v * 10) + (c - '0');
+  }
+  return v;
+}
+
+// Global ranks by (host, local rank), for launchers that name only the
+// local rank. Launchers number the ranks of a host as one block, local rank
+// L being the block's L-th rank (torchrun: node_rank * nproc_per_node + L);
+// the map is trusted for this only when every host it knows holds a full
+// block of the same size K starting at a multiple of K, so that a host
+// whose first ranks are unknown cannot shift the answer.
+class LocalRanks {
+ public:
+  explicit LocalRanks(const RankHostMap& map) {
+    std::map<std::string, std::vector<int64_t>> by_host;
+    for (const auto& [rank, host] : map.hosts()) by_host[host].push_back(rank);
+    size_t k = 0;
+    for (const auto& [host, ranks] : by_host) {
+      if (k == 0) k = ranks.size();
+      // `ranks` is ascending (the map iterates in rank order).
+      if (ranks.size() != k || ranks.back() - ranks.front() + 1 != static_cast<int64_t>(k) ||
+          ranks.front() % static_cast<int64_t>(k) != 0)
+        return;
+    }
+    for (const auto& [host, ranks] : by_host) base_[host] = ranks.front();
+    block_ = static_cast<int64_t>(k);
+  }
+  std::optional<int64_t> Global(const std::string& host, int64_t local) const {
+    auto it = base_.find(host);
+    if (it == base_.end() || local < 0 || local >= block_) return std::nullopt;
+    return it->second + local;
+  }
+
+ private:
+  std::unordered_map<std::string, int64_t> base_;
+  int64_t block_ = 0;
+};
+
 }  // namespace
 
-std::vector<Failed> FailedFirst(const View& v, const DistInputs& in) {
+std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx) {
+  const DistInputs& in = ctx.in;
+  const LocalRanks locals(ctx.ranks);
   std::map<int64_t, Failed> by_rank;
   for (const DistEvent& e : in.events) {
-    if (!IsFailure(e.kind) || !e.rank || v.first_timeout.count(*e.rank)) continue;
+    if (!IsFailure(e.kind)) continue;
+    std::optional<int64_t> rank = e.rank;
+    if (!rank && e.kind == DistKind::kLauncherFailure)
+      rank = locals.Global(e.host, LocalRankIn(e.detail));
+    if (!rank || v.first_timeout.count(*rank)) continue;
     if (IsHangConsequence(e)) continue;
     // An error logged after the others had already timed out cannot be
     // what they were waiting for.
     if (e.ts_us != kNoTimestamp && v.first_timeout_ts != kNoTimestamp &&
         e.ts_us > v.first_timeout_ts)
       continue;
-    Failed& f = by_rank[*e.rank];
-    f.rank = *e.rank;
+    Failed& f = by_rank[*rank];
+    f.rank = *rank;
     (e.kind == DistKind::kLauncherFailure ? f.launcher : f.errors).push_back(&e);
     if (e.ts_us != kNoTimestamp && (f.first_ts == kNoTimestamp || e.ts_us < f.first_ts))
       f.first_ts = e.ts_us;
     f.root_cause = f.root_cause || IsRootCause(e);
+  }
+  // A failed rank that only its launcher names (its error lines carry the
+  // local rank only) takes the rank-less errors of its host, when it is the
+  // one failed rank of that host: whose else could they be.
+  std::map<std::string, std::vector<int64_t>> failed_on_host;
+  std::set<int64_t> own_lines;  // ranks with error lines that name them
+  for (const auto& [rank, f] : by_rank) {
+    if (!f.errors.empty()) own_lines.insert(rank);
+    std::set<std::string> hosts;
+    for (const DistEvent* e : f.errors) hosts.insert(e->host);
+    for (const DistEvent* e : f.launcher) hosts.insert(e->host);
+    for (const std::string& h : hosts) {
+      if (!h.empty()) failed_on_host[h].push_back(rank);
+    }
+  }
+  for (const DistEvent& e : in.events) {
+    if (!IsRanklessError(e, v)) continue;
+    auto it = failed_on_host.find(e.host);
+    if (it == failed_on_host.end() || it->second.size() != 1) continue;
+    if (own_lines.count(it->second.front())) continue;
+    Failed& f = by_rank[it->second.front()];
+    f.errors.push_back(&e);
+    if (e.ts_us != kNoTimestamp && (f.first_ts == kNoTimestamp || e.ts_us < f.first_ts))
+      f.first_ts = e.ts_us;
   }
   std::vector<Failed> out;
   for (auto& [rank, f] : by_rank) {
@@ -117,7 +223,9 @@ std::string FailureText(const Failed& f) {
     }
   }
   if (!f.launcher.empty()) {
-    const std::string l = LauncherText(*f.launcher.front());
+    const DistEvent& first = *f.launcher.front();
+    if (s.empty()) s = Shorten(ExceptionIn(first), kMaxErrorInSummary);
+    const std::string l = LauncherText(first);
     s = s.empty() ? l : s + " (" + l + ")";
   }
   return s;
@@ -203,6 +311,17 @@ std::vector<int64_t> ExpectedRanks(const DistContext& ctx) {
   for (const FrEntry& e : ctx.in.fr.entries) {
     if (e.rank >= 0) seen.insert(e.rank);
   }
+  for (const auto& [rank, host] : ctx.ranks.hosts()) seen.insert(rank);
+  if (seen.empty()) return {};
+  // Ranks are numbered 0..N-1 without gaps, so a rank below the highest
+  // that nothing names is one the job had. The gaps are filled only while
+  // they are fewer than the ranks seen: rule (c) names nobody when half the
+  // ranks are silent, and a misread huge rank must not cost memory.
+  const int64_t highest = *seen.rbegin();
+  if (highest + 1 < 2 * static_cast<int64_t>(seen.size())) {
+    for (int64_t r = 0; r <= highest; ++r) out.push_back(r);
+    return out;
+  }
   return {seen.begin(), seen.end()};
 }
 
@@ -231,9 +350,12 @@ std::optional<LogMismatch> FindLogMismatch(const View& v) {
     if (&g != v.primary) order.push_back(&g);
   }
   for (const Group* g : order) {
+    // Only lines that name their op are compared: a line cut inside its
+    // WorkNCCL fields (a hard-wrapped paste, a truncated line) lacks the op
+    // but issued no other collective.
     std::map<int64_t, std::vector<const DistEvent*>> by_seq;
     for (const auto& [rank, e] : g->timeouts) {
-      if (e->seq) by_seq[*e->seq].push_back(e);
+      if (e->seq && e->op) by_seq[*e->seq].push_back(e);
     }
     for (const auto& [seq, lines] : by_seq) {
       if (lines.size() < 2) continue;
@@ -246,7 +368,7 @@ std::optional<LogMismatch> FindLogMismatch(const View& v) {
       }
       std::map<std::string, Side> sides;
       for (const DistEvent* e : lines) {
-        const std::string op = e->op.value_or("?");
+        const std::string& op = *e->op;
         std::string key = op;
         std::string text = op;
         if (in_all || out_all) {

@@ -24,8 +24,11 @@ struct Failed {
   bool root_cause = false;
 };
 // First in time; without times, the launcher's root cause; then by rank.
-// An error logged after the first timeout is left out.
-std::vector<Failed> FailedFirst(const View& v, const DistInputs& in);
+// An error logged after the first timeout is left out. A launcher line that
+// names only a local rank counts for the global rank the rank->host map
+// gives it (see LocalRanks in the .cc); error lines that name no rank join
+// the one failed rank of their host.
+std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx);
 // "torch.OutOfMemoryError: ... (torchrun reports exit code 1)"
 std::string FailureText(const Failed& f);
 
@@ -39,7 +42,8 @@ struct Behind {
 std::vector<Behind> RanksBehind(const View& v);
 
 // (c) The ranks the job should have: 0..N-1 for the largest communicator,
-// else for the largest flight-recorder group, else every rank anything names.
+// else for the largest flight-recorder group, else 0..the highest rank
+// anything names (the ranks named, when that would add as many as it has).
 std::vector<int64_t> ExpectedRanks(const DistContext& ctx);
 
 // The log a rank wrote: a file attributed to the rank, else a log of its host.

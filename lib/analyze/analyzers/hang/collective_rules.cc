@@ -104,10 +104,10 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
   LineCitations ev(ctx.evidence);
   CiteWaiting(v, ev);
   const std::string wait = WaitClause(v);
-  const size_t timed_out = v.first_timeout.empty() ? v.timeouts.size() : v.first_timeout.size();
+  const size_t timed_out = WaitingCount(v);
 
   // (a) a rank failed first.
-  const std::vector<Failed> failed = FailedFirst(v, ctx.in);
+  const std::vector<Failed> failed = FailedFirst(v, ctx);
   if (!failed.empty()) {
     for (size_t i = 0; i < failed.size(); ++i) {
       const Failed& x = failed[i];
@@ -179,11 +179,13 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
   if (silent.size() * 2 >= expected.size()) silent.clear();
   const OwnLogs logs(ctx);
   std::vector<std::string> file_notes;
+  std::vector<int64_t> no_log;  // silent ranks with no log of theirs or their host's
   for (size_t i = 0; i < silent.size(); ++i) {
     const int64_t r = silent[i];
     name(RankCulprit(ctx.ranks, r, ""));
-    const OwnLog own = i < kMaxCulpritsCited ? logs.Of(r) : OwnLog{};
-    if (!own.file) continue;
+    const OwnLog own = logs.Of(r);
+    if (!own.file) no_log.push_back(r);
+    if (!own.file || i >= kMaxCulpritsCited) continue;
     ev.Add(own.file->id, own.file->line_count);
     if (file_notes.size() >= 3 || own.file->last_ts_us == kNoTimestamp ||
         v.first_timeout_ts == kNoTimestamp)
@@ -216,6 +218,14 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
           ": " + wait + ", and " + (silent.size() == 1 ? "it logged" : "they logged") +
           " no timeout and no progress.";
       for (const std::string& note : file_notes) s += " " + note;
+      // Nothing of theirs is in the bundle: silence may be death or a log
+      // that was not collected, and the reader should know which to check.
+      if (!no_log.empty()) {
+        const bool one = no_log.size() == 1;
+        s += " No log of " + RanksText(no_log) + " is in the bundle: " +
+             (one ? "it may have died without a word, or its log was not collected."
+                  : "they may have died without a word, or their logs were not collected.");
+      }
     } else {
       s = wait + ".";
     }

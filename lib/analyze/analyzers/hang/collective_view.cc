@@ -1,6 +1,7 @@
 #include "analyze/analyzers/hang/collective_view.h"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "analyze/analyzers/hang/collective_rules.h"
@@ -67,12 +68,21 @@ View BuildView(const DistInputs& in) {
     }
     return g;
   };
+  std::set<std::tuple<int64_t, std::string, std::string, int64_t>> rankless_seen;
   for (const DistEvent* e : v.timeouts) {
     if (e->ts_us != kNoTimestamp &&
         (v.first_timeout_ts == kNoTimestamp || e->ts_us < v.first_timeout_ts)) {
       v.first_timeout_ts = e->ts_us;
     }
-    if (!e->rank) continue;
+    if (!e->rank) {
+      // Without a host the file stands for the process that wrote it.
+      const int64_t file = e->host.empty() ? e->file_id : 0;
+      if (rankless_seen
+              .insert({file, e->host, e->pg ? GroupKey(*e->pg) : "", e->pg_rank.value_or(-1)})
+              .second)
+        v.rankless.push_back(e);
+      continue;
+    }
     v.first_timeout.emplace(*e->rank, e);
     v.spoke.insert(*e->rank);
     group_of(*e).timeouts.emplace(*e->rank, e);
@@ -90,8 +100,12 @@ View BuildView(const DistInputs& in) {
     if (!counts.empty()) {
       g.seq = ModeOf(counts);
       g.ranks_at_seq = counts[*g.seq];
+      // The lowest rank at S whose line names the op: a line cut inside
+      // its WorkNCCL fields (a hard-wrapped paste) tells less of the wait.
       for (const auto& [rank, e] : g.timeouts) {
-        if (e->seq == g.seq) {
+        if (e->seq != g.seq) continue;
+        if (!g.at_seq) g.at_seq = e;
+        if (e->op) {
           g.at_seq = e;
           break;
         }
@@ -120,20 +134,50 @@ std::string WorkDetails(const DistEvent* e) {
   return out;
 }
 
-std::string GroupSuffix(const Group& g) {
-  if (g.label.empty()) return "";
+namespace {
+
+std::string LabelSuffix(std::string label) {
+  if (label.empty()) return "";
   // "0(default_pg)" as the prefix prints it reads "0 (default_pg)".
-  std::string label = g.label;
   const size_t open = label.find('(');
   if (open != std::string::npos && open > 0 && label[open - 1] != ' ') label.insert(open, " ");
   return " in process group " + label;
 }
 
+}  // namespace
+
+std::string GroupSuffix(const Group& g) { return LabelSuffix(g.label); }
+
 // "31 ranks wait at SeqNum 1042 (ALLREDUCE, 4194304 elements, timeout 600000 ms)"
 std::string WaitClause(const View& v) {
   if (!v.primary) {
-    return Count(v.timeouts.size(), "watchdog timeout line", "watchdog timeout lines") +
-           " name no rank";
+    // No timeout names a global rank: the same account, of the waiters.
+    std::map<int64_t, size_t> counts;
+    for (const DistEvent* e : v.rankless) {
+      if (e->seq) ++counts[*e->seq];
+    }
+    const size_t n = v.rankless.size();
+    std::string s;
+    const DistEvent* shown = v.rankless.empty() ? nullptr : v.rankless.front();
+    if (!counts.empty()) {
+      const int64_t seq = ModeOf(counts);
+      s = Count(counts[seq], "rank waits", "ranks wait") + " at SeqNum " + std::to_string(seq);
+      shown = nullptr;
+      for (const DistEvent* e : v.rankless) {
+        if (e->seq != seq) continue;
+        if (!shown) shown = e;
+        if (e->op) {
+          shown = e;
+          break;
+        }
+      }
+    } else {
+      s = Count(n, "rank timed out", "ranks timed out") + " waiting";
+    }
+    const std::string details = WorkDetails(shown);
+    if (!details.empty()) s += " (" + details + ")";
+    if (shown && shown->pg) s += LabelSuffix(*shown->pg);
+    return s + " (" + (n == 1 ? "its line names" : "their lines name") + " no global rank)";
   }
   const Group& g = *v.primary;
   std::string s;
@@ -155,6 +199,10 @@ std::string WaitClause(const View& v) {
   return s;
 }
 
+size_t WaitingCount(const View& v) {
+  return v.first_timeout.empty() ? v.rankless.size() : v.first_timeout.size();
+}
+
 void CiteWaiting(const View& v, LineCitations& ev) {
   size_t n = 0;
   for (const auto& [rank, e] : v.first_timeout) {
@@ -162,8 +210,8 @@ void CiteWaiting(const View& v, LineCitations& ev) {
     ev.Add(e->file_id, e->line_no);
   }
   // Timeouts that name no rank still show the hang.
-  for (size_t i = 0; v.first_timeout.empty() && i < v.timeouts.size() && i < kMaxWaitingCited; ++i)
-    ev.Add(v.timeouts[i]->file_id, v.timeouts[i]->line_no);
+  for (size_t i = 0; v.first_timeout.empty() && i < v.rankless.size() && i < kMaxWaitingCited; ++i)
+    ev.Add(v.rankless[i]->file_id, v.rankless[i]->line_no);
 }
 
 }  // namespace casefile::hang::collective

@@ -27,7 +27,7 @@ struct Group {
   std::map<int64_t, const DistEvent*> timeouts;  // rank -> its first timeout in this group
   std::map<int64_t, const DistEvent*> progress;  // rank -> its first progress line
   std::optional<int64_t> seq;                    // S: the SeqNum most waiting ranks report
-  const DistEvent* at_seq = nullptr;             // lowest rank's timeout at S
+  const DistEvent* at_seq = nullptr;  // lowest rank's timeout at S (that names the op, if any)
   size_t ranks_at_seq = 0;
 };
 
@@ -37,6 +37,11 @@ struct View {
   std::set<int64_t> spoke;  // ranks with a timeout, progress or "Some NCCL operations" line
   std::map<std::string, Group> groups;
   const Group* primary = nullptr;  // the group with the most waiting ranks
+  // Timeouts that name no global rank (torchrun's "[default3]:" gives the
+  // local rank only, and "[PG ID 2 ... Rank 1]" the rank inside a group):
+  // the first line of each waiter, told apart by (file, host, group, rank
+  // in the group), in file order. Used only when no timeout names a rank.
+  std::vector<const DistEvent*> rankless;
   int64_t first_timeout_ts = kNoTimestamp;
 };
 
@@ -51,6 +56,8 @@ std::string WorkDetails(const DistEvent* e);
 std::string GroupSuffix(const Group& g);
 // "31 ranks wait at SeqNum 1042 (ALLREDUCE, 4194304 elements, timeout 600000 ms)"
 std::string WaitClause(const View& v);
+// The ranks (or, when no timeout names a rank, the waiters) that timed out.
+size_t WaitingCount(const View& v);
 // The first timeout line of up to kMaxWaitingCited waiting ranks, lowest first.
 void CiteWaiting(const View& v, LineCitations& ev);
 

@@ -83,6 +83,12 @@ std::string Fixed2(double v) {
 
 std::string DurationText(int64_t us) {
   if (us < 0) us = us == INT64_MIN ? INT64_MAX : -us;
+  // Under a second, "0 s" would read as "at the same time".
+  if (us < 950'000) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(us) / 1e6);
+    return buf;
+  }
   const int64_t s = (us + 500'000) / 1'000'000;
   if (s < 60) return std::to_string(s) + " s";
   if (s < 3600) {

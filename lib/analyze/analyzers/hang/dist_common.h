@@ -62,7 +62,8 @@ std::string RanksText(const std::vector<int64_t>& ranks);
 std::string Count(size_t n, std::string_view one, std::string_view many);
 // "1.91" (two decimals).
 std::string Fixed2(double v);
-// "45 s", "10 min 12 s", "2 h 5 min" from microseconds (absolute value).
+// "0.2 s", "45 s", "10 min 12 s", "2 h 5 min" from microseconds (absolute
+// value; tenths below a second).
 std::string DurationText(int64_t us);
 // "2024-05-01 12:00:01 UTC".
 std::string ClockText(int64_t ts_us);

@@ -7,6 +7,8 @@
 #include <map>
 #include <tuple>
 
+#include "analyze/rank_map.h"
+
 namespace casefile::hang {
 namespace {
 
@@ -103,6 +105,7 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
 
   std::map<std::tuple<std::string, int64_t, int64_t>, size_t> series_of;
   size_t step_points = 0;
+  std::map<DistKind, size_t> per_kind;
   index.Query(
       "SELECT file_id, line_no, ts_us, host, rank, kind, pg, pg_rank, seq, op, numel_in, "
       "numel_out, timeout_ms, elapsed_ms, last_enqueued, last_completed, value, detail "
@@ -110,11 +113,14 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
       [&](const QueryRow& r) {
         const auto& v = r.values;
         const DistKind kind = DistKindOf(v[5].value_or(""));
-        if (kind == DistKind::kOther) return true;
+        if (kind == DistKind::kOther || kind == DistKind::kRankHost ||
+            kind == DistKind::kWatchdogStuck || kind == DistKind::kStoreTimeout)
+          return true;
         const int64_t file_id = IntOf(v[0]).value_or(0);
         const FileInfo* file = in.File(file_id);
         std::string host = v[3] ? *v[3] : (file ? file->host : "");
         std::optional<int64_t> rank = IntOf(v[4]);
+        if (!rank) rank = DefaultGroupRank(v[6], IntOf(v[7]));
         if (!rank && file) rank = file->rank;
         const int64_t line_no = IntOf(v[1]).value_or(0);
         if (kind == DistKind::kStepTime) {
@@ -139,11 +145,11 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
         }
         if (kind == DistKind::kProgramProgress) {
           const std::optional<int64_t> launch = IntOf(v[8]);
-          if (!launch || host.empty() || in.progress.size() >= kMaxDistEvents) return true;
+          if (!launch || host.empty() || in.progress.size() >= kMaxEventsPerKind) return true;
           in.progress.push_back({std::move(host), *launch, file_id, line_no});
           return true;
         }
-        if (in.events.size() >= kMaxDistEvents) return true;
+        if (per_kind[kind]++ >= kMaxEventsPerKind) return true;
         DistEvent e;
         e.file_id = file_id;
         e.line_no = line_no;

@@ -53,8 +53,10 @@ struct DistEvent {
   int64_t file_id = 0;
   int64_t line_no = 0;
   int64_t ts_us = kNoTimestamp;
-  std::string host;             // the row's, else its file's; "" when unknown
-  std::optional<int64_t> rank;  // the row's, else its file's
+  std::string host;  // the row's, else its file's; "" when unknown
+  // The row's, else the default group's rank its [PG ...] prefix gives
+  // (DefaultGroupRank), else its file's.
+  std::optional<int64_t> rank;
   DistKind kind = DistKind::kOther;
   std::optional<std::string> pg;
   std::optional<int64_t> pg_rank;
@@ -136,8 +138,11 @@ struct HloModule {
 };
 
 struct DistInputs {
-  std::vector<FileInfo> files;    // ascending id
-  std::vector<DistEvent> events;  // grouped by kind, then file and line order
+  std::vector<FileInfo> files;  // ascending id
+  // Grouped by kind, then file and line order. rank_host rows are not kept
+  // (the rank->host map reads them), nor the kinds no rule reads
+  // (watchdog_stuck, store_timeout).
+  std::vector<DistEvent> events;
   std::vector<StepSeries> steps;
   std::vector<ProgressPoint> progress;
   FrData fr;
@@ -149,7 +154,11 @@ struct DistInputs {
 };
 
 // Caps on rows kept per table, so a pathological index costs bounded memory.
-inline constexpr size_t kMaxDistEvents = 2'000'000;
+// Events are capped per kind (in file order), so that a flood of one kind
+// (tracebacks repeated by every rank, say) cannot push out the watchdog
+// timeouts that sort after it. A real job of 16k ranks logs a few lines of
+// each kind per rank.
+inline constexpr size_t kMaxEventsPerKind = 100'000;
 inline constexpr size_t kMaxStepPoints = 4'000'000;
 inline constexpr size_t kMaxFrEntries = 4'000'000;
 

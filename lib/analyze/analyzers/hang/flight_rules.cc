@@ -140,14 +140,20 @@ FrFacts AnalyzeFlightRecorder(const FrData& fr) {
   FrFacts out;
   if (fr.entries.empty()) return out;
   // The member list each rank's dump gives for each of its groups: two
-  // groups with the same id but other members are different groups.
-  std::map<std::pair<int64_t, std::string>, std::string> members_of;
+  // groups with the same id but other members are different groups. Lists
+  // are interned (a 1,024-rank list is kilobytes, and every rank repeats
+  // it), so that entries compare and key groups by a number.
+  std::map<std::string, int32_t> list_ids;  // compact member list -> id
+  std::vector<const std::string*> lists;
+  std::map<std::pair<int64_t, std::string>, int32_t> members_of;
   for (const FrGroup& g : fr.groups) {
     std::string compact;
     for (char c : g.ranks) {
       if (c != ' ') compact += c;
     }
-    members_of.emplace(std::make_pair(g.rank, g.pg_id), std::move(compact));
+    auto [it, added] = list_ids.try_emplace(std::move(compact), static_cast<int32_t>(lists.size()));
+    if (added) lists.push_back(&it->first);
+    members_of.emplace(std::make_pair(g.rank, g.pg_id), it->second);
   }
   std::vector<const FrEntry*> sorted;
   sorted.reserve(fr.entries.size());
@@ -158,16 +164,17 @@ FrFacts AnalyzeFlightRecorder(const FrData& fr) {
     return std::tie(a->rank, a->file_id, a->record_id, a->line_no) <
            std::tie(b->rank, b->file_id, b->record_id, b->line_no);
   });
-  std::map<std::string, Group> groups;
+  // Groups by (pg id, member list id; -1 when the dump gives none).
+  std::map<std::pair<std::string, int32_t>, Group> groups;
   for (const FrEntry* ep : sorted) {
     const FrEntry& e = *ep;
     auto mit = members_of.find({e.rank, e.pg_id});
-    const std::string members = mit == members_of.end() ? "" : mit->second;
-    auto [it, added] = groups.try_emplace(e.pg_id + '\x1f' + members);
+    const int32_t members = mit == members_of.end() ? -1 : mit->second;
+    auto [it, added] = groups.try_emplace({e.pg_id, members});
     Group& g = it->second;
     if (added) {
       g.pg = e.pg_id;
-      g.members = ParseRankList(members);
+      if (members >= 0) g.members = ParseRankList(*lists[static_cast<size_t>(members)]);
     }
     auto& at = g.by_seq[*e.seq];
     // Entries come sorted by rank: one per rank and sequence id (the first).

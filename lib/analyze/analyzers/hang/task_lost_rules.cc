@@ -203,14 +203,70 @@ std::vector<Finding> TaskLostFindings(const DistContext& ctx) {
     ev.Add(coord[i]->file_id, coord[i]->line_no);
   std::string s = "The JAX coordination service reported errors (" + DetailsText(coord) + ") on " +
                   Count(reporters.size(), "host", "hosts") + ", but no message names the lost task";
-  if (first_host.empty()) {
-    s += ", and the lines carry no time, so the first to fail cannot be told.";
-  } else {
+  const DistEvent* first = nullptr;
+  if (!first_host.empty()) {
     const std::vector<const DistEvent*>& lines = by_host[first_host];
-    const DistEvent* first = *std::min_element(lines.begin(), lines.end(), [](auto* a, auto* b) {
+    first = *std::min_element(lines.begin(), lines.end(), [](auto* a, auto* b) {
       return std::tie(a->ts_us, a->file_id, a->line_no) <
              std::tie(b->ts_us, b->file_id, b->line_no);
     });
+  }
+  // A task that was preempted or killed outright writes nothing: its host
+  // is the one whose log holds no coordination error while the others'
+  // do. That beats the first survivor to speak, unless a crash came first.
+  std::set<std::string> log_hosts;
+  for (const FileInfo& file : ctx.in.files) {
+    if (file.kind == "log" && file.line_count > 0 && !file.host.empty())
+      log_hosts.insert(file.host);
+  }
+  std::set<std::string> coord_hosts;
+  for (const DistEvent* e : coord) {
+    if (!e->host.empty()) coord_hosts.insert(e->host);
+  }
+  std::vector<std::string> silent;
+  for (const std::string& h : log_hosts) {
+    if (!coord_hosts.count(h)) silent.push_back(h);
+  }
+  const bool crash_first = first && first->kind == DistKind::kCrash;
+  if (!crash_first && !silent.empty() && coord_hosts.size() >= 2 &&
+      silent.size() * 2 < log_hosts.size()) {
+    std::vector<std::string> names;
+    std::vector<std::string> notes;
+    for (const std::string& host : silent) {
+      Culprit c;
+      c.host = host;
+      const FileInfo* own = files.LogOfHost(host);
+      std::string name = host;
+      if (own && !own->task.empty()) {
+        const auto n = TaskNumber(own->task);
+        c.task = n ? JaxTaskName(*n) : own->task;
+        if (n) name += " (task " + std::to_string(*n) + ")";
+      }
+      AddCulprit(f.culprits, c);
+      if (names.size() < kMaxDetailsInSummary) names.push_back(name);
+      if (!own || f.culprits.size() > kMaxTaskLinesCited) continue;
+      ev.Add(own->id, own->line_count);
+      if (notes.size() < 3 && own->last_ts_us != kNoTimestamp && first_error_ts != kNoTimestamp) {
+        const int64_t gap = first_error_ts - own->last_ts_us;
+        notes.push_back("The log of " + host + " (" + own->path + ") ends at " +
+                        ClockText(own->last_ts_us) + ", " + DurationText(gap) +
+                        (gap >= 0 ? " before" : " after") + " the first coordination error.");
+      }
+    }
+    s += "; " + std::string(silent.size() == 1 ? "host " : "hosts ");
+    for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+    if (silent.size() > names.size())
+      s += " and " + std::to_string(silent.size() - names.size()) + " more";
+    s += " reported no coordination error while " + Count(coord_hosts.size(), "host", "hosts") +
+         " did: a task that is killed or preempted says nothing.";
+    for (const std::string& n : notes) s += " " + n;
+    f.summary = s;
+    f.evidence = ev.Take();
+    return {f};
+  }
+  if (first_host.empty()) {
+    s += ", and the lines carry no time, so the first to fail cannot be told.";
+  } else {
     ev.Add(first->file_id, first->line_no);
     Culprit c;
     c.host = first_host;

@@ -1,0 +1,59 @@
+// The one pass of the runtime analyzer over lines. Kernel messages are not
+// in any table filled at ingest, so the lines of files of kind log, sysinfo
+// and other are scanned with MayBeKernelEvent as a literal prefilter; the
+// same pass notes, at no further decoding cost, which PID each rank's lines
+// carry, the time of the nearest stamped line before each unstamped failure
+// row, device-side assertion lines (only in files that reported a
+// device-side assert) and the time span of the logs.
+#pragma once
+
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "analyze/analyzers/runtime/runtime_inputs.h"
+#include "index/index_reader.h"
+
+namespace casefile::runtime {
+
+// Needs facts.rows loaded (LoadFailureRows); fills est_ts_us in them and
+// facts.kills, xids, pids, asserts, kernel_log_hosts, run_first_us,
+// run_last_us.
+void ScanRuntimeLines(const IndexReader& index, const std::vector<FileRow>& files,
+                      RuntimeFacts& facts);
+
+// The pieces of the scan, for tests: one file's lines in order.
+class FileScanner {
+ public:
+  // is_log: the file is of kind log (pids of ranks and the run's span come
+  // from logs only); want_asserts: look for assertion lines.
+  FileScanner(bool is_log, bool want_asserts, RuntimeFacts& facts);
+  // `wanted`: indexes into facts.rows of this file's unstamped rows, in
+  // line order.
+  void SetWanted(std::vector<size_t> wanted) { wanted_ = std::move(wanted); }
+  void Add(const LineRecord& rec);
+  void Finish();
+
+ private:
+  void AddKernel(const LineRecord& rec, std::string_view msg);
+  void Flush();
+
+  bool is_log_;
+  bool want_asserts_;
+  RuntimeFacts& facts_;
+  std::vector<size_t> wanted_;
+  size_t next_wanted_ = 0;
+  std::vector<size_t> pending_;  // wanted rows with no stamped line close before them
+  int64_t last_ts_ = kNoTimestamp;
+  int64_t last_ts_line_ = 0;
+  bool has_kill_ = false;
+  KernelKill kill_;
+  int64_t kill_start_ = 0;
+  size_t kills_ = 0;
+  size_t xids_ = 0;
+  size_t asserts_ = 0;
+  std::set<std::pair<int64_t, int64_t>> owners_seen_;  // (pid, rank)
+};
+
+}  // namespace casefile::runtime

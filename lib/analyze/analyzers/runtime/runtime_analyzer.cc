@@ -1,0 +1,43 @@
+#include "analyze/analyzers/runtime/runtime_analyzer.h"
+
+#include <utility>
+
+#include "analyze/analyzers/runtime/line_scan.h"
+#include "analyze/analyzers/runtime/runtime_common.h"
+#include "analyze/analyzers/runtime/runtime_rules.h"
+
+namespace casefile {
+namespace {
+
+class RuntimeAnalyzer : public Analyzer {
+ public:
+  const AnalyzerInfo& info() const override {
+    static const AnalyzerInfo kInfo{
+        runtime::kAnalyzerName,
+        "1",
+        "Why processes died: host out of memory (OOM killer), CUDA out of memory, CUDA faults "
+        "(illegal memory access, device-side assert, Xid), and the first failure of the run",
+        {"runtime.oom_killed", "runtime.cuda_oom", "runtime.cuda_error", "runtime.first_failure"},
+        {"log", "sysinfo"},
+    };
+    return kInfo;
+  }
+
+  void Run(AnalysisContext& ctx) const override {
+    runtime::RuntimeFacts facts;
+    runtime::LoadFailureRows(ctx.index(), ctx.files(), facts);
+    runtime::ScanRuntimeLines(ctx.index(), ctx.files(), facts);
+    facts.ranks = &ctx.rank_hosts();
+    facts.line = [&ctx](int64_t file_id, int64_t line_no) {
+      return ctx.MakeEvidence(file_id, line_no,
+                              ctx.index().LineText(file_id, line_no).value_or(""));
+    };
+    for (Finding& f : runtime::BuildRuntimeFindings(facts)) ctx.Emit(std::move(f));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Analyzer> MakeRuntimeAnalyzer() { return std::make_unique<RuntimeAnalyzer>(); }
+
+}  // namespace casefile
