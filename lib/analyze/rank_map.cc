@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "parse/dist/dist_kinds.h"
+
 namespace casefile {
 namespace {
 
@@ -115,16 +117,18 @@ RankHostMap RankHostMap::Load(const IndexReader& index, const std::vector<FileRo
     if (f.rank && f.host) map.AddPair(*f.rank, *f.host, Source::kExplicit);
   }
   index.Query(
-      "SELECT rank, host, kind, value, file_id, pg, pg_rank FROM dist_events "
+      "SELECT rank, host, kind, value, file_id, pg, pg_rank, detail FROM dist_events "
       "WHERE rank IS NOT NULL OR pg_rank IS NOT NULL",
       [&](const QueryRow& r) {
         const auto& v = r.values;
+        const bool rank_host = v[2] && *v[2] == "rank_host";
+        // A split communicator's rank is a rank inside its sub-group.
+        if (rank_host && v[7] && *v[7] == dist::kSplitDetail) return true;
         std::optional<int64_t> rank = IntOf(v[0]);
         if (!rank) rank = DefaultGroupRank(v[5], IntOf(v[6]));
         if (!rank) return true;
         if (v[1]) {
-          const std::optional<double> nranks =
-              v[2] && *v[2] == "rank_host" ? RealOf(v[3]) : std::nullopt;
+          const std::optional<double> nranks = rank_host ? RealOf(v[3]) : std::nullopt;
           if (nranks) {
             map.AddCommunicator(*rank, static_cast<int64_t>(*nranks), *v[1]);
           } else {

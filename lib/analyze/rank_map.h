@@ -9,9 +9,13 @@
 // often, then the smallest name, so the result does not depend on row order):
 //   1. the communicator with the largest nranks (the world: its rank is the
 //      global rank); smaller communicators are ignored, since their rank is
-//      the rank inside a sub-group and would name the wrong host. When a
-//      pair of level 2 or 3 names a rank >= that nranks, the largest
-//      communicator seen is not the world and no communicator is used;
+//      the rank inside a sub-group and would name the wrong host. Split
+//      communicators (rank_host rows with detail "split": ncclCommSplit, or
+//      a "parent" named) are sub-groups whatever their size and are never
+//      read, so that one cannot pass for the world when the world's own
+//      init lines are lost. When a pair of level 2 or 3 names a rank >=
+//      that nranks, the largest communicator seen is not the world and no
+//      communicator is used;
 //   2. explicit pairs: a line's wrappers (or message) naming both, and files
 //      whose attribution names both;
 //   3. a line that names only the rank, in a file attributed to a host.

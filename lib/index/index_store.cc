@@ -75,8 +75,8 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
     dist_event_ = Statement(db_,
                             "INSERT INTO dist_events (file_id, line_no, ts_us, host, rank, kind, "
                             "pg, pg_rank, seq, op, numel_in, numel_out, timeout_ms, elapsed_ms, "
-                            "last_enqueued, last_completed, value, detail) VALUES "
-                            "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)");
+                            "last_enqueued, last_completed, value, detail, local_rank) VALUES "
+                            "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)");
     fr_entry_ = Statement(db_,
                           "INSERT INTO fr_entries (file_id, rank, pg_id, pg_desc, record_id, "
                           "collective_seq_id, p2p_seq_id, op, state, input_sizes, output_sizes, "
@@ -279,6 +279,7 @@ void IndexStore::Insert(const DistEventRow& r) {
   s.Bind(16, r.last_completed);
   s.Bind(17, r.value);
   s.Bind(18, r.detail);
+  s.Bind(19, r.local_rank);
   s.Run();
 }
 

@@ -51,6 +51,9 @@ struct LineRecord {
   Level level = Level::kUnknown;
   int32_t rank = -1;      // -1 = unknown
   std::string_view host;  // empty = unknown
+  // Rank within the host (torchrun's "[default3]:"), -1 = unknown. Given to
+  // the extractors; line blocks do not store it.
+  int32_t local_rank = -1;
   int64_t pid = -1;
   uint32_t msg_start = 0;  // where the message starts in `text` after wrappers
   uint32_t flags = 0;      // LineFlag bits
@@ -155,6 +158,9 @@ struct DistEventRow {
   std::optional<int64_t> last_completed;  // last completed work seq of the group
   std::optional<double> value;            // exit code, step seconds... (per kind)
   std::optional<std::string> detail;      // text that fits no column (error, signal, peer)
+  // Rank within the host, when the line's wrapper names it (torchrun's
+  // "[default3]:"): set whether or not the global rank is known.
+  std::optional<int64_t> local_rank;
 };
 
 // One entry of a PyTorch flight-recorder dump (one file per rank): a

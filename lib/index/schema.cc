@@ -280,6 +280,10 @@ const std::vector<TableSpec>& IndexTables() {
            {"rank", "INTEGER", "",
             "global rank named by the line or the message; NULL when none (then files.rank "
             "applies)"},
+           {"local_rank", "INTEGER", "",
+            "rank within the host, named by the line's wrapper (torchrun's `[default3]:`); "
+            "NULL when none. Analyzers map (host, local_rank) to a global rank when the "
+            "rank->host map shows each host holding one block of ranks"},
            {"kind", "TEXT", "NOT NULL",
             "watchdog_timeout, work_progress, nccl_failed, watchdog_stuck, store_timeout, "
             "collective_error, cuda_error, launcher_failure, crash, jax_coordination, "

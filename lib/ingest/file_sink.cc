@@ -127,6 +127,7 @@ class LineSink : public FileSink {
     // Only what the line's own wrappers said; readers fall back to the
     // file's attribution, which a late manifest may still change.
     record_.rank = p.rank;
+    record_.local_rank = p.local_rank;
     record_.host = p.host;
     record_.pid = p.pid;
     record_.msg_start = p.msg_start;

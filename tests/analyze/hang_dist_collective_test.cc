@@ -110,6 +110,65 @@ TEST(CollectiveTimeout, RankThatCrashedFirstIsTheCauseAndTimeoutsTheSymptom) {
   EXPECT_TRUE(Cites(f, kLog0, 1000));
 }
 
+TEST(CollectiveTimeout, ErrorThatNamesOnlyItsLocalRankCountsForItsGlobalRank) {
+  // torchrun --tee on node-1 prints rank 11's error under "[default3]:":
+  // the row has the local rank 3 and no rank. The world's communicator
+  // lines give each node one block of 8 ranks (node-1: 8-15), so local rank
+  // 3 of node-1 is global rank 11. A traceback and a CUDA error alike.
+  struct Case {
+    DistKind kind;
+    const char* detail;
+    const char* said;
+  };
+  for (const Case& c : {
+           Case{DistKind::kCrash,
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                "rank 11 (host node-1) failed first: torch.OutOfMemoryError: CUDA out of memory. "
+                "Tried to allocate 2.00 GiB; the collective timeouts of 15 ranks are the symptom"},
+           Case{DistKind::kCudaError, "an illegal memory access was encountered",
+                "rank 11 (host node-1) failed first: CUDA error: an illegal memory access was "
+                "encountered; the collective timeouts of 15 ranks are the symptom"},
+       }) {
+    Job job;
+    for (int64_t r = 0; r < kRanks; ++r) {
+      if (r != 11) job.Timeout(r, 311).ts_us = 1'700'000'600'000'000;
+    }
+    DistEvent& err = job.b.Event(c.kind, job.node1, 700);
+    err.local_rank = 3;
+    err.detail = c.detail;
+    err.ts_us = 1'700'000'000'000'000;
+    const auto fs = job.b.Run();
+    ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+    const Finding& f = fs[0];
+    EXPECT_EQ(f.culprits, (std::vector<Culprit>{RankAt(11, "node-1")}));
+    EXPECT_NE(f.summary.find(c.said), std::string::npos) << f.summary;
+    EXPECT_TRUE(Cites(f, kLog1, 700));
+  }
+}
+
+TEST(CollectiveTimeout, LocalRankIsNotMappedWhenTheHostsHoldNoEqualBlocks) {
+  // node-0 holds ranks 0-9 and node-1 ranks 10-15: no block size K fits
+  // both, so local rank 3 of node-1 names no global rank; rank 11, silent,
+  // is named by rule (c) and the rank-less error is not its.
+  DistBundle b;
+  const int64_t node0 = b.File(kLog0, "node-0", std::nullopt, "", 5000);
+  const int64_t node1 = b.File(kLog1, "node-1", std::nullopt, "", 5000);
+  for (int64_t r = 0; r < kRanks; ++r)
+    b.ranks.AddCommunicator(r, kRanks, r < 10 ? "node-0" : "node-1");
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r != 11) b.Timeout(r < 10 ? node0 : node1, 1000 + r, r, 311);
+  }
+  DistEvent& oom = b.Event(DistKind::kCrash, node1, 700);
+  oom.local_rank = 3;
+  oom.detail = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB";
+  const auto fs = b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(11, "node-1")}));
+  EXPECT_NE(fs[0].summary.find("rank 11 (host node-1) never reached SeqNum 311"), std::string::npos)
+      << fs[0].summary;
+  EXPECT_FALSE(Cites(fs[0], kLog1, 700));
+}
+
 TEST(CollectiveTimeout, ErrorLoggedAfterTheTimeoutsIsNotTheCause) {
   Job job;
   for (int64_t r = 0; r < kRanks; ++r) {

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "analyze/analyzers/hang/hang_analyzer.h"
+#include "analyze/rank_map.h"
 #include "analyze/runner.h"
 #include "index/index_reader.h"
 #include "index/index_writer.h"
@@ -257,6 +258,125 @@ TEST(HangDistIndex, HloFingerprintsAcrossHostsWithoutADigest) {
   const Evidence* e = Cited(r.findings[0], "xla_dump/host-2/module_0001.jit_train_step.txt", 1);
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->text, header);
+}
+
+// Two nodes of 4 GPUs under torchrun --tee: rank 6 (local rank 2 of node-1)
+// runs out of memory, its traceback under "[default2]:" (a crash row with
+// local_rank 2 and no rank), and the other seven ranks time out. NCCL's world
+// lines give node-1 the block 4-7, so the crash is rank 6's.
+TEST(HangDistIndex, CrashUnderALocalRankPrefixNamesItsGlobalRank) {
+  test::TempDir tmp;
+  const std::string db = tmp.Join("i.db");
+  const std::string oom_text =
+      "[default2]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.";
+  {
+    IndexBuilder b(db);
+    for (int node = 0; node < 2; ++node) {
+      const std::string host = "node-" + std::to_string(node);
+      std::vector<std::string> lines(12, "line");
+      if (node == 1) lines[10] = oom_text;
+      const int64_t fid = b.File(host + "/train.log", "log", host, std::nullopt, lines);
+      for (int k = 0; k < 4; ++k) {
+        const int r = node * 4 + k;
+        DistEventRow comm;
+        comm.file_id = fid;
+        comm.line_no = 1 + k;
+        comm.host = host;
+        comm.rank = r;
+        comm.kind = "rank_host";
+        comm.value = 8;
+        b.writer().AddDistEvent(comm);
+        if (r == 6) continue;
+        DistEventRow t;
+        t.file_id = fid;
+        t.line_no = 5 + k;
+        t.rank = r;
+        t.kind = "watchdog_timeout";
+        t.seq = 77;
+        t.op = "ALLREDUCE";
+        t.timeout_ms = 600000;
+        t.ts_us = kT0 + 600'000'000;
+        b.writer().AddDistEvent(t);
+      }
+      if (node == 1) {
+        DistEventRow crash;
+        crash.file_id = fid;
+        crash.line_no = 11;
+        crash.local_rank = 2;
+        crash.kind = "crash";
+        crash.detail = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.";
+        crash.ts_us = kT0;
+        b.writer().AddDistEvent(crash);
+      }
+    }
+    b.writer().Commit();
+  }
+  auto index = IndexReader::Open(db);
+  // The column is stored as written.
+  int64_t stored = -1;
+  index->Query("SELECT local_rank FROM dist_events WHERE kind = 'crash'", [&](const QueryRow& r) {
+    stored = r.values[0] ? std::stoll(*r.values[0]) : -2;
+    return true;
+  });
+  EXPECT_EQ(stored, 2);
+  const AnalysisResult r = RunHang(*index);
+  ASSERT_EQ(r.findings.size(), 1u);
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.code, "hang.collective_timeout");
+  ASSERT_EQ(f.culprits.size(), 1u);
+  EXPECT_EQ(f.culprits[0].rank, 6);
+  EXPECT_EQ(f.culprits[0].host, "node-1");
+  EXPECT_NE(f.summary.find("rank 6 (host node-1) failed first: torch.OutOfMemoryError: CUDA out of "
+                           "memory."),
+            std::string::npos)
+      << f.summary;
+  const Evidence* e = Cited(f, "node-1/train.log", 11);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->text, oom_text);
+}
+
+// NCCL's lines of the world communicator are lost (the logs start after
+// init); what is left are the splits torch made for two tensor-parallel
+// groups of 4 (ncclCommSplit: ranks 0-3 inside each group, on node-1 for
+// global ranks 4-7). Read as communicator lines they would put ranks 0-3 on
+// node-1 and make the job 4 ranks; split rows are left out of the map.
+TEST(HangDistIndex, SplitCommunicatorsDoNotPassForTheWorld) {
+  test::TempDir tmp;
+  const std::string db = tmp.Join("i.db");
+  {
+    IndexBuilder b(db);
+    const int64_t fid = b.File("node-1/train.log", "log", std::nullopt, std::nullopt,
+                               std::vector<std::string>(8, "line"));
+    for (int k = 0; k < 4; ++k) {
+      DistEventRow split;
+      split.file_id = fid;
+      split.line_no = 1 + k;
+      split.host = "node-1";
+      split.rank = k;
+      split.kind = "rank_host";
+      split.value = 4;
+      split.detail = "split";
+      b.writer().AddDistEvent(split);
+    }
+    // One line whose wrappers name a global rank and its host.
+    DistEventRow pair;
+    pair.file_id = fid;
+    pair.line_no = 6;
+    pair.host = "node-0";
+    pair.rank = 2;
+    pair.kind = "rank_host";
+    b.writer().AddDistEvent(pair);
+    b.writer().Commit();
+  }
+  auto index = IndexReader::Open(db);
+  const RankHostMap map = RankHostMap::Load(*index, index->Files());
+  EXPECT_EQ(map.world_size(), 0);
+  ASSERT_NE(map.HostOf(2), nullptr);
+  EXPECT_EQ(*map.HostOf(2), "node-0");
+  EXPECT_EQ(map.HostOf(0), nullptr);
+  EXPECT_EQ(map.HostOf(1), nullptr);
+  EXPECT_EQ(map.HostOf(3), nullptr);
+  EXPECT_EQ(map.hosts().size(), 1u);
 }
 
 // A 1,024-rank job (128 nodes of 8), every rank's timeout, progress and 50

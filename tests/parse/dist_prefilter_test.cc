@@ -59,6 +59,10 @@ const Required kRequired[] = {
     {kAnchorCuda, "Cuda failure 'an illegal memory access'"},
     {kAnchorCuda, "cudaErrorLaunchFailure"},
     {kAnchorCuda, "CUDA kernel errors might be asynchronously reported"},
+    // torch_watchdog_wrap.cc: a message cut at the end of its line.
+    {kAnchorWatchdog, "[Rank 0] Watchdog caught"},
+    {kAnchorWorkNccl, "Collective WorkNCCL(SeqNum=2, OpType=ALLRE"},
+    {kAnchorWorkNccl, "Work WorkNCCL("},
     // crash_lines.cc, crash_traceback.cc
     {kAnchorCrash, "Traceback (most recent call last):"},
     {kAnchorCrash, "Fatal Python error: Segmentation fault"},
@@ -162,6 +166,43 @@ TEST(DistPrefilter, LettersMatchInEitherCaseOtherBytesExactly) {
   EXPECT_EQ(ScanAnchors("\xe4og d\xefg"), 0u);
 }
 
+TEST(DistPrefilter, GroupHeadsCutAtTheEndOfALine) {
+  // Cut before any anchor of the watchdog message: inside or right after
+  // the group bracket, or inside the first word after it.
+  for (const char* s : {
+           "[Rank 0] Watch",
+           "[Rank 0] W",
+           "[Rank 12]",
+           "[Rank 12]   ",
+           "[Rank 1",
+           "[Ra",
+           "[R",
+           "[PG 1 Rank 0] Watchd",
+           "[PG ID 0 PG GUID 0(default_pg) Rank 12] Collective WorkNC",
+           "[PG ID 0 PG GU",
+           "[P",
+           "step 5 done [Rank 3] Watc \r",
+       }) {
+    EXPECT_TRUE(EndsInGroupHead(s)) << s;
+  }
+  for (const char* s : {
+           "[Rank 0] Watchdog caught collective operation timeout",  // anchored ("dog")
+           "[Rank 0] step 5",
+           "[Rank x]",
+           "[rank0]",
+           "[PG 1] Watch",
+           "[",
+           "Channel 03/0 : 484[7] -> 403[0] via NET/IB/1/GDRDMA",
+           "Epoch 3:  45%|####5     | 450/1000 [10:01<12:14,  2.95it/s]",
+           "{'a': [",
+           "",
+       }) {
+    EXPECT_FALSE(EndsInGroupHead(s)) << s;
+  }
+  // Only the last kHeadWindow bytes are looked at.
+  EXPECT_FALSE(EndsInGroupHead("[Rank 0] " + std::string(kHeadWindow, 'W')));
+}
+
 TEST(DistPrefilter, LineAnchorsAddWrapperFacts) {
   LineRecord line;
   line.text = "node-3: [rank12]: hello";
@@ -175,6 +216,17 @@ TEST(DistPrefilter, LineAnchorsAddWrapperFacts) {
   line.text = "watchdog: hello";
   line.msg_start = 10;
   EXPECT_EQ(LineAnchors(line), static_cast<uint32_t>(kLineHostRank));
+  // A cut group head counts on warning and error lines only (the watchdog
+  // logs with LOG(ERROR); the frequent lines skip the test).
+  LineRecord head;
+  head.text = "[Rank 0] Watch";
+  EXPECT_EQ(LineAnchors(head), 0u);
+  head.level = Level::kInfo;
+  EXPECT_EQ(LineAnchors(head), 0u);
+  head.level = Level::kError;
+  EXPECT_EQ(LineAnchors(head), static_cast<uint32_t>(kLineOpenHead));
+  head.level = Level::kWarning;
+  EXPECT_EQ(LineAnchors(head), static_cast<uint32_t>(kLineOpenHead));
 }
 
 // Every scan this machine runs, checked against the byte loop.
@@ -266,8 +318,11 @@ std::vector<DistEventRow> Extract(const std::vector<std::string>& lines) {
     rec.file_id = 3;
     rec.line_no = ++n;
     rec.ts_us = p.ts_us;
+    rec.level = p.level;
     rec.rank = p.rank;
+    rec.local_rank = p.local_rank;
     rec.host = p.host;
+    rec.pid = p.pid;
     rec.msg_start = p.msg_start;
     rec.text = text;
     ex.AddLine(rec);
@@ -346,6 +401,51 @@ TEST(DistPrefilter, ExtractorRunsEveryFamilyOnItsLines) {
   EXPECT_EQ(watchdog, 1);
   // One pair per file, however many lines name it.
   EXPECT_EQ(rank_host, 1);
+}
+
+TEST(DistPrefilter, RowsCarryTheLocalRankOfTheirLine) {
+  // torchrun --tee: "[default<k>]:" names the rank within the host only.
+  const auto rows = Extract({
+      "[default2]:Traceback (most recent call last):",
+      "[default2]:  File \"train.py\", line 88, in <module>",
+      "[default2]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 2 "
+      "has a total capacity of 79.33 GiB of which 1.06 GiB is free.",
+      "[rank5]:[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] [Rank 5] Watchdog caught "
+      "collective operation timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, "
+      "Timeout(ms)=600000) ran for 600100 milliseconds before timing out.",
+  });
+  int crash = 0, watchdog = 0;
+  for (const DistEventRow& r : rows) {
+    if (r.kind == kCrash) {
+      ++crash;
+      EXPECT_EQ(r.line_no, 3);
+      EXPECT_EQ(r.local_rank, 2);
+      EXPECT_FALSE(r.rank.has_value());
+    } else if (r.kind == kWatchdogTimeout) {
+      ++watchdog;
+      EXPECT_EQ(r.rank, 5);
+      EXPECT_FALSE(r.local_rank.has_value());
+    }
+  }
+  EXPECT_EQ(crash, 1);
+  EXPECT_EQ(watchdog, 1);
+}
+
+TEST(DistPrefilter, AWrappedHeadIsJoinedThroughTheExtractor) {
+  // The first line holds no anchor at all; the extractor still gives it to
+  // the torch family, which reads it with its continuation.
+  const auto rows = Extract({
+      "[rank0]:[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] [Rank 0] Watch",
+      "dog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, "
+      "NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for 600081 milliseconds "
+      "before timing out.",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].kind, std::string(kWatchdogTimeout));
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[0].rank, 0);
+  EXPECT_EQ(rows[0].op, "BROADCAST");
+  EXPECT_EQ(rows[0].elapsed_ms, 600081);
 }
 
 }  // namespace

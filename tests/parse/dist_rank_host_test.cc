@@ -67,6 +67,46 @@ TEST(DistRankHost, EachPairOncePerFile) {
   EXPECT_EQ(rows[1].line_no, 3);
 }
 
+TEST(DistRankHost, SplitCommunicatorsAreMarked) {
+  // A split's rank is its rank inside the sub-group: rank 1 of a
+  // two-rank communicator here, on the host of global rank 13.
+  const auto rows = ReadPairs({
+      "gpu-node-3:2211:2290 [5] NCCL INFO ncclCommSplit comm 0x7f2c4c0 rank 1 nranks 2 cudaDev "
+      "5 nvmlDev 5 busId 9c000 parent 0x55d3a8f0 color 1226819614 key 13 - Init COMPLETE",
+      // The older form names only the parent.
+      "gpu-node-3:2211:2290 [5] NCCL INFO comm 0x7f2d100 rank 3 nranks 8 cudaDev 5 nvmlDev 5 "
+      "busId 9c000 parent 0x55d3a8f0 color 2004 key 13 commId 0x9a1b2c3d4e5f6071 - Init COMPLETE",
+      // The world, of the same size as the first split: a pair of its own.
+      "gpu-node-3:2211:2290 [5] NCCL INFO comm 0x55d3a8f0 rank 1 nranks 2 cudaDev 5 nvmlDev 5 "
+      "busId 9c000 commId 0x2f1e5b7a90c4d311 - Init COMPLETE",
+  });
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].rank, 1);
+  EXPECT_EQ(rows[0].value, 2);
+  EXPECT_EQ(rows[0].detail, std::string(kSplitDetail));
+  EXPECT_EQ(rows[1].rank, 3);
+  EXPECT_EQ(rows[1].value, 8);
+  EXPECT_EQ(rows[1].detail, std::string(kSplitDetail));
+  EXPECT_EQ(rows[2].rank, 1);
+  EXPECT_EQ(rows[2].value, 2);
+  EXPECT_FALSE(rows[2].detail.has_value());
+}
+
+TEST(DistRankHost, ASplitLineKeepsItsWrapperPair) {
+  // The line's own wrappers still name the global rank and the host.
+  const auto rows = ReadPairs({
+      "node-7: [rank12]: node-7:3301:3390 [4] NCCL INFO ncclCommSplit comm 0x61aa0c0 rank 0 "
+      "nranks 4 cudaDev 4 nvmlDev 4 busId a0000 parent 0x5511 color 3 key 0 - Init COMPLETE",
+  });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].rank, 0);
+  EXPECT_EQ(rows[0].detail, std::string(kSplitDetail));
+  EXPECT_EQ(rows[1].host.value_or(""), "node-7");
+  EXPECT_EQ(rows[1].rank, 12);
+  EXPECT_FALSE(rows[1].value.has_value());
+  EXPECT_FALSE(rows[1].detail.has_value());
+}
+
 TEST(DistRankHost, NothingWithoutBothHostAndRank) {
   const auto rows = ReadPairs({
       "[rank3]: step 10 loss 2.1",

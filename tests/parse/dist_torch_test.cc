@@ -35,6 +35,7 @@ std::vector<DistEventRow> Feed(const std::vector<std::string>& lines) {
     rec.ts_us = p.ts_us;
     rec.level = p.level;
     rec.rank = p.rank;
+    rec.local_rank = p.local_rank;
     rec.host = p.host;
     rec.pid = p.pid;
     rec.msg_start = p.msg_start;
@@ -291,6 +292,214 @@ TEST(DistTorchWatchdog, InterleavedRanksOfOneFile) {
     EXPECT_EQ(rows[i].line_no, static_cast<int64_t>(2 * i + 1));
     EXPECT_EQ(rows[i].seq, 1042);
   }
+}
+
+// --- the default group without a description --------------------------------
+
+TEST(DistTorchWatchdog, GroupZeroIsTheDefaultGroup) {
+  // torch 2.2-2.3 name the default group "0"; later ones print its GUID "0",
+  // with "(default_pg)" only when the group has a description. Its rank is
+  // the global rank when no [rankN]: wrapper named one.
+  const std::string tail =
+      "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, "
+      "NumelIn=64, NumelOut=64, Timeout(ms)=600000) ran for 600015 milliseconds before timing "
+      "out.";
+  const auto rows = Feed({
+      "[E508 09:17:31.486305770 ProcessGroupNCCL.cpp:1316] [PG 0 Rank 5" + tail,
+      "[E508 09:17:31.486305771 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 0 Rank 6" + tail,
+      "[E508 09:17:31.486305772 ProcessGroupNCCL.cpp:632] [PG ID 3 PG GUID 0 Rank 7" + tail,
+      "[E508 09:17:31.486305773 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GUID 4 Rank 1" + tail,
+      "[E508 09:17:31.486305774 ProcessGroupNCCL.cpp:1316] [PG 10 Rank 2" + tail,
+      "[rank9]:[E508 09:17:31.486305775 ProcessGroupNCCL.cpp:1316] [PG 0 Rank 3" + tail,
+  });
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].pg, "0");
+  EXPECT_EQ(rows[0].pg_rank, 5);
+  EXPECT_EQ(rows[0].rank, 5);
+  EXPECT_EQ(rows[1].pg, "0");
+  EXPECT_EQ(rows[1].rank, 6);
+  // The GUID names the group; the local ID 3 is a per-process counter.
+  EXPECT_EQ(rows[2].pg, "0");
+  EXPECT_EQ(rows[2].rank, 7);
+  // GUID 4 under local ID 0, and group 10: not the default group.
+  EXPECT_EQ(rows[3].pg, "4");
+  EXPECT_EQ(rows[3].pg_rank, 1);
+  EXPECT_FALSE(rows[3].rank.has_value());
+  EXPECT_EQ(rows[4].pg, "10");
+  EXPECT_FALSE(rows[4].rank.has_value());
+  // The wrapper's rank stands.
+  EXPECT_EQ(rows[5].rank, 9);
+  EXPECT_EQ(rows[5].pg_rank, 3);
+}
+
+// --- hard wraps ------------------------------------------------------------------
+
+TEST(DistTorchWrap, WatchdogSplitInsideItsFirstWord) {
+  const auto rows = Feed({
+      "[rank0]:[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] [Rank 0] Watch",
+      "dog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST, "
+      "NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for 600081 milliseconds "
+      "before timing out.",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  const DistEventRow& r = rows[0];
+  EXPECT_EQ(r.kind, kWatchdogTimeout);
+  EXPECT_EQ(r.line_no, 1);
+  EXPECT_NE(r.ts_us, kNoTimestamp);  // the first line's glog header
+  EXPECT_EQ(r.rank, 0);
+  EXPECT_EQ(r.seq, 1);
+  EXPECT_EQ(r.op, "BROADCAST");
+  EXPECT_EQ(r.numel_in, 131072000);
+  EXPECT_EQ(r.numel_out, 131072000);
+  EXPECT_EQ(r.timeout_ms, 600000);
+  EXPECT_EQ(r.elapsed_ms, 600081);
+  EXPECT_FALSE(r.detail.has_value());
+}
+
+TEST(DistTorchWrap, SplitInsideATokenOrAfterTheBracket) {
+  const std::string head = "[rank3]:[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] [Rank 3]";
+  const auto rows = Feed({
+      // Inside OpType; the continuation repeats the rank's wrapper.
+      head + " Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpTy",
+      "[rank3]:pe=BROADCAST, NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for "
+      "600081 milliseconds before timing out.",
+      // Right after the bracket, the blank kept at the end of the first line.
+      head + " ",
+      "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, "
+      "NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600100 milliseconds before timing out.",
+      // Inside the duration.
+      head + " Watchdog caught collective operation timeout: WorkNCCL(SeqNum=3, "
+             "OpType=ALLGATHER, NumelIn=4, NumelOut=32, Timeout(ms)=600000) ran for 6001",
+      "23 milliseconds before timing out.",
+  });
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[0].rank, 3);
+  EXPECT_EQ(rows[0].seq, 1);
+  EXPECT_EQ(rows[0].op, "BROADCAST");
+  EXPECT_EQ(rows[0].numel_out, 131072000);
+  EXPECT_EQ(rows[0].elapsed_ms, 600081);
+  EXPECT_EQ(rows[1].line_no, 3);
+  EXPECT_EQ(rows[1].rank, 3);
+  EXPECT_EQ(rows[1].seq, 2);
+  EXPECT_EQ(rows[1].op, "ALLREDUCE");
+  EXPECT_EQ(rows[1].elapsed_ms, 600100);
+  EXPECT_EQ(rows[2].line_no, 5);
+  EXPECT_EQ(rows[2].op, "ALLGATHER");
+  EXPECT_EQ(rows[2].numel_in, 4);
+  EXPECT_EQ(rows[2].numel_out, 32);
+  EXPECT_EQ(rows[2].elapsed_ms, 600123);
+}
+
+TEST(DistTorchWrap, SplitInsideTheGroupBracket) {
+  // A default group without description: the joined prefix gives rank 5.
+  const auto rows = Feed({
+      "[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] [PG ID 0 PG GU",
+      "ID 0 Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+      "OpType=REDUCE_SCATTER, NumelIn=256, NumelOut=32, Timeout(ms)=600000) ran for 600010 "
+      "milliseconds before timing out.",
+      "[E1218 20:27:21.486305775 ProcessGroupNCCL.cpp:632] [Ra",
+      "nk 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+      "OpType=REDUCE_SCATTER, NumelIn=256, NumelOut=32, Timeout(ms)=600000) ran for 600011 "
+      "milliseconds before timing out.",
+  });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[0].pg, "0");
+  EXPECT_EQ(rows[0].pg_rank, 5);
+  EXPECT_EQ(rows[0].rank, 5);
+  EXPECT_EQ(rows[0].op, "REDUCE_SCATTER");
+  EXPECT_EQ(rows[1].line_no, 3);
+  EXPECT_EQ(rows[1].rank, 6);
+  EXPECT_EQ(rows[1].elapsed_ms, 600011);
+}
+
+TEST(DistTorchWrap, AsyncExceptionSplitInsideItsWorkNccl) {
+  const auto rows = Feed({
+      "[rank1]:[E1015 10:00:00.000000000 ProcessGroupNCCL.cpp:1600] [PG ID 0 PG GUID "
+      "0(default_pg) Rank 1] Collective WorkNCCL(SeqNum=2, OpType=ALLRE",
+      "[rank1]:DUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1000000) raised the following async "
+      "exception: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), "
+      "NCCL version 2.21.5",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].kind, kCollectiveError);
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[0].rank, 1);
+  EXPECT_EQ(rows[0].seq, 2);
+  EXPECT_EQ(rows[0].op, "ALLREDUCE");
+  EXPECT_EQ(rows[0].timeout_ms, 1000000);
+  EXPECT_EQ(rows[0].detail, "unhandled system error");
+}
+
+TEST(DistTorchWrap, LinesThatDoNotContinueAreReadAlone) {
+  const std::string cut =
+      "[rank0]:[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught "
+      "collective operation timeout: WorkNCCL(SeqNum=1, OpTy";
+  const std::string rest =
+      "pe=BROADCAST, NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for 600081 "
+      "milliseconds before timing out.";
+  const std::string whole =
+      "[Rank 4] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+      "OpType=BROADCAST, NumelIn=131072000, NumelOut=131072000, Timeout(ms)=600000) ran for "
+      "600090 milliseconds before timing out.";
+  const auto rows = OfKind(Feed({
+                               cut,
+                               "[rank1]:" + rest,  // another rank's wrapper
+                               cut,
+                               "",  // a blank line
+                               rest, cut,
+                               whole,  // a message of its own, with no header
+                               cut,    // the last line of the file
+                           }),
+                           kWatchdogTimeout);
+  ASSERT_EQ(rows.size(), 5u);
+  for (size_t i : {0, 1, 2, 4}) {
+    EXPECT_EQ(rows[i].rank, 0) << i;
+    EXPECT_EQ(rows[i].seq, 1) << i;
+    EXPECT_FALSE(rows[i].op.has_value()) << i;
+    EXPECT_FALSE(rows[i].elapsed_ms.has_value()) << i;
+  }
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[1].line_no, 3);
+  EXPECT_EQ(rows[2].line_no, 6);
+  EXPECT_EQ(rows[3].line_no, 7);
+  EXPECT_EQ(rows[3].rank, 4);
+  EXPECT_EQ(rows[3].elapsed_ms, 600090);
+  EXPECT_EQ(rows[4].line_no, 8);
+}
+
+TEST(DistTorchWrap, OneContinuationAndFourKibAtMost) {
+  const std::string cut =
+      "[rank0]:[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught "
+      "collective operation timeout: WorkNCCL(SeqNum=1, OpTy";
+  const auto rows = OfKind(
+      Feed({
+          cut,
+          "pe=BROADCAST, NumelIn=131072000, Num",
+          "elOut=131072000, Timeout(ms)=600000) ran for 600081 "
+          "milliseconds before timing out.",
+          cut,
+          std::string(5000, 'x') + " ran for 600081 milliseconds",
+          // A first line longer than the bound is read as it stands.
+          "[rank0]:[E1218 20:27:21.486305774 ProcessGroupNCCL.cpp:632] " + std::string(5000, '-') +
+              " [Rank 0] Watchdog caught collective operation timeout: "
+              "WorkNCCL(SeqNum=1, OpTy",
+          "pe=BROADCAST, NumelIn=131072000, NumelOut=131072000, "
+          "Timeout(ms)=600000) ran for 600081 milliseconds before timing "
+          "out.",
+      }),
+      kWatchdogTimeout);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[0].op, "BROADCAST");
+  EXPECT_EQ(rows[0].numel_in, 131072000);
+  EXPECT_FALSE(rows[0].numel_out.has_value());
+  EXPECT_FALSE(rows[0].elapsed_ms.has_value());
+  EXPECT_EQ(rows[1].line_no, 4);
+  EXPECT_FALSE(rows[1].elapsed_ms.has_value());  // past 4 KiB of the join
+  EXPECT_EQ(rows[2].line_no, 6);
+  EXPECT_FALSE(rows[2].op.has_value());
 }
 
 // --- work_progress -------------------------------------------------------------

@@ -2,9 +2,11 @@
 // step_forms.cc, launcher_summary.cc and jax_coordination.cc run on the lines
 // their anchors let through (dist_prefilter.h). Each family looks for a few
 // rare bytes that its messages must contain ('x' of "exit", 'k' of "task"),
-// checks the neighbours of each hit, and parses only lines that pass. Several memchr() calls or
-// string_view::find() of literals that start with a common letter cost several times more on long
-// lines. Internal to lib/parse/dist; header-only so the loop inlines.
+// checks the neighbours of each hit, and parses only lines that pass. Several
+// memchr() calls or string_view::find() of literals that start with a common
+// letter cost several times more on long lines. Also used by the hang
+// analyzer's Megascale line test (megascale_parser.cc), which scans every
+// log line at analysis time. Header-only so the loop inlines.
 #pragma once
 
 #include <cstddef>

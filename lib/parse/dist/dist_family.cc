@@ -22,6 +22,7 @@ void DistEmitter::Restart(DistEventRow& row, const LineRecord& line, const char*
     }
   }
   if (line.rank >= 0) row.rank = line.rank;
+  if (line.local_rank >= 0) row.local_rank = line.local_rank;
   row.kind = std::move(kind_text);
   row.kind.assign(kind);
 }

@@ -19,8 +19,8 @@ class DistEmitter {
  public:
   DistEmitter(int64_t file_id, std::function<void(const DistEventRow&)> sink)
       : file_id_(file_id), sink_(std::move(sink)) {}
-  // A row for `line` of `kind`, with file, line number, time, and the host
-  // and rank the line's wrappers named already filled in.
+  // A row for `line` of `kind`, with file, line number, time, and the host,
+  // rank and local rank the line's wrappers named already filled in.
   DistEventRow Start(const LineRecord& line, const char* kind) const {
     DistEventRow row;
     Restart(row, line, kind);

@@ -60,7 +60,11 @@ inline constexpr const char* kProgramProgress = "program_progress";
 inline constexpr const char* kStepTime = "step_time";
 // A (host, rank) pair a line reveals (a rank prefix on a host-prefixed line,
 // NCCL "comm ... rank R nranks N" on a host:pid:tid line). value = nranks of
-// the communicator when NCCL names it.
+// the communicator when NCCL names it; detail = kSplitDetail when the
+// communicator was split from another ("ncclCommSplit comm ... parent 0x...
+// color C key K", "comm ... parent 0x..."): its rank is the rank inside the
+// sub-group, never the global rank.
 inline constexpr const char* kRankHost = "rank_host";
+inline constexpr const char* kSplitDetail = "split";
 
 }  // namespace casefile::dist

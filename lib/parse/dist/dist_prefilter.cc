@@ -52,7 +52,7 @@ struct Plan {
   // 16-byte lanes, since PSHUFB looks up within each 128-bit lane).
   uint8_t lo[kMaxSets][kMaxGramBytes][32] = {};
   uint8_t hi[kMaxSets][kMaxGramBytes][32] = {};
-  uint16_t bits[kMaxSets][256] = {};  // a set's lane bits -> Anchor bits
+  uint32_t bits[kMaxSets][256] = {};  // a set's lane bits -> Anchor bits
 };
 
 constexpr Plan MakePlan() {
@@ -89,7 +89,7 @@ constexpr Plan MakePlan() {
       }
     }
     for (size_t v = 0; v < 256; ++v) {
-      if (v & bit) plan.bits[set][v] |= static_cast<uint16_t>(gram.bits);
+      if (v & bit) plan.bits[set][v] |= gram.bits;
     }
   }
   return plan;
@@ -309,7 +309,60 @@ __attribute__((CASEFILE_VBMI_TARGET)) uint32_t ScanVbmi(std::string_view text) {
 
 #endif  // CASEFILE_DIST_X86
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Whether `s` is a prefix of `word` (the whole of it, or cut).
+bool PrefixOf(std::string_view s, std::string_view word) {
+  return s.size() <= word.size() && word.substr(0, s.size()) == s;
+}
+
+// A whole group bracket's inside: "Rank 3", "PG 1 Rank 0", "PG ID 0 PG GUID
+// 0(default_pg) Rank 12".
+bool IsGroupBracket(std::string_view inner) {
+  if (inner.substr(0, 3) == "PG ") {
+    const size_t r = inner.rfind(" Rank ");
+    if (r == std::string_view::npos) return false;
+    inner.remove_prefix(r + 1);
+  }
+  if (inner.substr(0, 5) != "Rank " || inner.size() == 5) return false;
+  for (char c : inner.substr(5)) {
+    if (!IsDigit(c)) return false;
+  }
+  return true;
+}
+
+// The start of a group bracket's inside, cut: "R", "Rank 1", "P", "PG ID 0
+// PG GU" (at least one byte).
+bool IsCutGroupBracket(std::string_view inner) {
+  if (inner.empty()) return false;
+  if (PrefixOf(inner, "PG ") || inner.substr(0, 3) == "PG ") return true;
+  if (PrefixOf(inner, "Rank ")) return true;
+  if (inner.substr(0, 5) != "Rank ") return false;
+  for (char c : inner.substr(5)) {
+    if (!IsDigit(c)) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool EndsInGroupHead(std::string_view msg) {
+  while (!msg.empty() && (msg.back() == ' ' || msg.back() == '\t' || msg.back() == '\r')) {
+    msg.remove_suffix(1);
+  }
+  if (msg.size() > kHeadWindow) msg.remove_prefix(msg.size() - kHeadWindow);
+  // Most lines hold no '[' near their end and stop here.
+  const void* open = memrchr(msg.data(), '[', msg.size());
+  if (open == nullptr) return false;
+  const size_t at = static_cast<size_t>(static_cast<const char*>(open) - msg.data());
+  std::string_view inner = msg.substr(at + 1);
+  const size_t close = inner.find(']');
+  if (close == std::string_view::npos) return IsCutGroupBracket(inner);
+  if (!IsGroupBracket(inner.substr(0, close))) return false;
+  std::string_view tail = inner.substr(close + 1);
+  while (!tail.empty() && tail.front() == ' ') tail.remove_prefix(1);
+  return PrefixOf(tail, "Watchdog caught") || PrefixOf(tail, "Collective WorkNCCL(");
+}
 
 uint32_t ScanAnchorsScalar(std::string_view text) {
   uint32_t bits = 0;

@@ -21,6 +21,13 @@
 //                    (ncclUnhandledCudaError has kAnchorCuda).
 //   kAnchorCuda      "cud": "CUDA error:", "cuda runtime error (", "Cuda
 //                    failure", "cudaErrorX", "CUDA kernel errors ...".
+//   kAnchorWorkNccl  "kncc": "WorkNCCL(", so that a WorkNCCL message cut at
+//                    the end of a line (a hard-wrapped paste) is read with
+//                    the line that continues it.
+//   kLineOpenHead    not read by a gram: a warning/error line whose message
+//                    ends in the head of a watchdog message, cut before any
+//                    anchor ("[Rank 0] Watch", "[PG ID 0 PG GU";
+//                    EndsInGroupHead).
 //  crash_lines.cc (and its open tracebacks / terminates):
 //   kAnchorCrash     "ceb" (Traceback), "fat" (Fatal Python error), "gme"
 //                    (Segmentation fault), "* s" (*** SIGSEGV), "gna" (Caught
@@ -51,6 +58,7 @@
 //   kAnchorNranks    "nra": NCCL's "comm ... rank R nranks N".
 //   kLineHostRank    not read from the text: the line's wrappers named both
 //                    a host and a rank (LineAnchors).
+// kLineHostRank and kLineOpenHead are line facts that LineAnchors adds.
 #pragma once
 
 #include <cstdint>
@@ -77,12 +85,14 @@ enum Anchor : uint32_t {
   kAnchorTimeWord = 1u << 12,
   kAnchorStepWord = 1u << 13,
   kAnchorNranks = 1u << 14,
-  kLineHostRank = 1u << 15,
+  kAnchorWorkNccl = 1u << 15,
+  kLineHostRank = 1u << 16,
+  kLineOpenHead = 1u << 17,
 };
 
 // An n-gram: an ASCII letter matches either case, any other byte only
 // itself. At most kMaxGramBytes bytes, all below 0x80. The scans match the
-// grams eight at a time, grams of one length together (39 grams: 5 sets);
+// grams eight at a time, grams of one length together (40 grams: 5 sets);
 // each further set costs about a fifth more scan time, so grams are few and
 // three bytes long where that is rare enough.
 inline constexpr size_t kMaxGramBytes = 4;
@@ -133,6 +143,7 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorStepWord, "tep"},
     {kAnchorStepWord, "iter"},
     {kAnchorNranks, "nra"},
+    {kAnchorWorkNccl, "kncc"},
 };
 
 // The Anchor bits of the n-grams found in `text`. One pass with SSSE3, AVX2
@@ -152,11 +163,26 @@ struct AnchorScan {
 };
 std::vector<AnchorScan> AnchorScans();
 
+// Whether `msg` ends in the head of a torch group message that a hard wrap
+// cut before any of its anchors: a "[Rank N]" / "[PG ... Rank N]" bracket
+// cut inside ("[Ra", "[PG ID 0 PG GU"), or whole and followed by nothing or
+// by the start of "Watchdog caught" / "Collective WorkNCCL(" ("[Rank 0]
+// Watch"). Trailing blanks are ignored. Looks at the last kHeadWindow bytes
+// only (a bracket and the start of a phrase: "[PG ID 0 PG GUID
+// 0(default_pg) Rank 12] Collective WorkNC" is 57).
+inline constexpr size_t kHeadWindow = 64;
+bool EndsInGroupHead(std::string_view msg);
+
 // What the families are given for a line: ScanAnchors(line.message()) plus
-// kLineHostRank.
+// the line facts kLineHostRank and kLineOpenHead. The head test runs only on
+// lines whose header gave a warning level or worse: the watchdog logs its
+// messages with LOG(ERROR), and a hard wrap leaves the header on the first
+// line; so the frequent INFO and level-less lines skip it.
 inline uint32_t LineAnchors(const LineRecord& line) {
-  uint32_t bits = ScanAnchors(line.message());
+  const std::string_view msg = line.message();
+  uint32_t bits = ScanAnchors(msg);
   if (!line.host.empty() && line.rank >= 0) bits |= kLineHostRank;
+  if (line.level >= Level::kWarning && EndsInGroupHead(msg)) bits |= kLineOpenHead;
   return bits;
 }
 

@@ -4,7 +4,12 @@
 // host:pid:tid header ("comm 0x55d0 rank 12 nranks 16 cudaDev 4 ... - Init
 // COMPLETE", "ncclCommInitRank comm ... rank 12 nranks 16 ..."), whose rank is
 // the rank in that communicator: value = nranks lets readers prefer the
-// largest communicator (the world). Each pair is emitted once per file.
+// largest communicator (the world). A communicator split from another
+// ("ncclCommSplit comm ... parent 0x... color C key K - Init COMPLETE", the
+// older "comm ... parent 0x... color C key K commId ...") is a sub-group
+// whatever its size: its rows carry detail kSplitDetail, so that readers can
+// leave it out even when the world's own lines are lost. Each pair is
+// emitted once per file.
 #include <set>
 #include <string>
 #include <string_view>
@@ -17,10 +22,12 @@
 namespace casefile::dist {
 namespace {
 
+constexpr size_t npos = std::string_view::npos;
+
 // Reads the decimal number right after `key` in `s`; -1 when none.
 int64_t NumberAfter(std::string_view s, std::string_view key) {
   const size_t at = s.find(key);
-  if (at == std::string_view::npos) return -1;
+  if (at == npos) return -1;
   size_t i = at + key.size();
   if (i >= s.size() || s[i] < '0' || s[i] > '9') return -1;
   int64_t v = 0;
@@ -30,6 +37,30 @@ int64_t NumberAfter(std::string_view s, std::string_view key) {
   return v;
 }
 
+// What an NCCL communicator line says; rank -1 when the line is none.
+struct Comm {
+  int64_t rank = -1;
+  int64_t nranks = -1;
+  bool split = false;
+};
+
+// "comm 0x... rank R nranks N ..." (NCCL INFO); the literal is rare elsewhere.
+Comm ReadComm(std::string_view msg) {
+  Comm c;
+  const size_t at = msg.find(" nranks ");
+  const size_t comm = msg.find("comm ");
+  if (at == npos || comm == npos) return c;
+  const std::string_view head = msg.substr(0, at + 1);
+  const size_t r = head.rfind(" rank ");
+  if (r == npos) return c;
+  c.rank = NumberAfter(head.substr(r), " rank ");
+  if (c.rank < 0) return c;
+  c.nranks = NumberAfter(msg.substr(at), " nranks ");
+  // The split form names the function, the older one only the parent.
+  c.split = msg.find("ncclCommSplit") != npos || msg.find(" parent ", at) != npos;
+  return c;
+}
+
 class RankHostFamily : public DistFamily {
  public:
   // Lines whose wrappers name a host and a rank, and NCCL's "nranks" lines.
@@ -37,37 +68,15 @@ class RankHostFamily : public DistFamily {
 
   bool ReadLine(const LineRecord& line, uint32_t anchors, const DistEmitter& out) override {
     if (line.host.empty()) return false;
-    int64_t rank = line.rank;
-    int64_t nranks = -1;
-    // "comm 0x... rank R nranks N" (NCCL INFO); the literal is rare elsewhere.
     if (anchors & kAnchorNranks) {
-      const std::string_view msg = line.message();
-      const size_t comm = msg.find(" nranks ");
-      if (comm != std::string_view::npos && msg.find("comm ") != std::string_view::npos) {
-        const std::string_view head = msg.substr(0, comm + 1);
-        const size_t r = head.rfind(" rank ");
-        if (r != std::string_view::npos) {
-          const int64_t v = NumberAfter(head.substr(r), " rank ");
-          if (v >= 0) {
-            rank = v;
-            nranks = NumberAfter(msg.substr(comm), " nranks ");
-          }
-        }
+      const Comm c = ReadComm(line.message());
+      if (c.rank >= 0) {
+        Add(line, c.rank, c.nranks, c.split, out);
+        // A split communicator's rank does not replace the wrapper's.
+        if (!c.split) return false;
       }
     }
-    if (rank < 0) return false;
-    // A rank's log names the same pair on every line: the last pair looked
-    // up answers without building a key.
-    if (rank == last_rank_ && nranks == last_nranks_ && line.host == last_host_) return false;
-    last_host_.assign(line.host);
-    last_rank_ = rank;
-    last_nranks_ = nranks;
-    auto key = std::make_tuple(std::string(line.host), rank, nranks);
-    if (!seen_.insert(key).second || seen_.size() > kMaxPairs) return false;
-    DistEventRow row = out.Start(line, kRankHost);
-    row.rank = rank;
-    if (nranks >= 0) row.value = static_cast<double>(nranks);
-    out.Emit(row);
+    if (line.rank >= 0) Add(line, line.rank, -1, false, out);
     return false;
   }
 
@@ -75,10 +84,32 @@ class RankHostFamily : public DistFamily {
   // A file that names more pairs than this is not one rank's or one host's
   // log; the first pairs are kept.
   static constexpr size_t kMaxPairs = 4096;
-  std::set<std::tuple<std::string, int64_t, int64_t>> seen_;
+
+  void Add(const LineRecord& line, int64_t rank, int64_t nranks, bool split,
+           const DistEmitter& out) {
+    // A rank's log names the same pair on every line: the last pair looked
+    // up answers without building a key.
+    if (rank == last_rank_ && nranks == last_nranks_ && split == last_split_ &&
+        line.host == last_host_)
+      return;
+    last_host_.assign(line.host);
+    last_rank_ = rank;
+    last_nranks_ = nranks;
+    last_split_ = split;
+    auto key = std::make_tuple(std::string(line.host), rank, nranks, split);
+    if (!seen_.insert(key).second || seen_.size() > kMaxPairs) return;
+    DistEventRow row = out.Start(line, kRankHost);
+    row.rank = rank;
+    if (nranks >= 0) row.value = static_cast<double>(nranks);
+    if (split) row.detail = kSplitDetail;
+    out.Emit(row);
+  }
+
+  std::set<std::tuple<std::string, int64_t, int64_t, bool>> seen_;
   std::string last_host_;
   int64_t last_rank_ = -1;
   int64_t last_nranks_ = -1;
+  bool last_split_ = false;
 };
 
 }  // namespace

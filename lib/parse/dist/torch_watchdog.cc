@@ -4,9 +4,20 @@
 //
 // Reject path. The family reads only lines that hold one of its anchors
 // (dist_prefilter.h: "dog", "nqu", "fai", "meo"/"med", NCCL error names,
-// "cud"), and runs each reader only behind the anchor its literal contains,
-// so an unrelated line costs nothing here and a row is taken only for a
-// reader whose anchor the line holds (into a reused row: no allocation).
+// "cud", "kncc", and the cut group head kLineOpenHead), and runs each reader
+// only behind the anchor its literal contains, so an unrelated line costs
+// nothing here and a row is taken only for a reader whose anchor the line
+// holds (into a reused row: no allocation).
+//
+// Hard wraps (torch_watchdog_wrap.h). A line that ends mid-way through a
+// watchdog or WorkNCCL message is held, not read; the next line is read
+// joined to it, as the held line (its number, time, host and rank), when it
+// continues the message: it has no wrapper of its own (or the same rank's),
+// no header, and starts no message. Otherwise the held line is read alone,
+// as it stands. One continuation at most, kMaxJoinedBytes at most; nothing
+// is held on the frequent lines (only lines with a watchdog anchor, a
+// WorkNCCL, or a cut group head at their end are looked at).
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_set>
@@ -15,6 +26,7 @@
 #include "parse/dist/dist_kinds.h"
 #include "parse/dist/torch_watchdog_fields.h"
 #include "parse/dist/torch_watchdog_kinds.h"
+#include "parse/dist/torch_watchdog_wrap.h"
 
 namespace casefile::dist {
 namespace {
@@ -51,9 +63,82 @@ class TorchWatchdogFamily : public DistFamily {
  public:
   TorchWatchdogFamily()
       : DistFamily(kAnchorWatchdog | kAnchorEnqueued | kAnchorFail | kAnchorTimeout |
-                   kAnchorNcclError | kAnchorCuda) {}
+                   kAnchorNcclError | kAnchorCuda | kAnchorWorkNccl | kLineOpenHead) {}
 
   bool ReadLine(const LineRecord& line, uint32_t anchors, const DistEmitter& out) override {
+    if (held_) {
+      held_ = false;
+      if (Continues(line)) {
+        const std::string_view rest = line.message();
+        joined_.assign(held_text_);
+        joined_.append(rest.substr(0, kMaxJoined - std::min(kMaxJoined, joined_.size())));
+        ReadHeld(joined_, out);
+        return false;
+      }
+      ReadHeld(held_text_, out);
+    }
+    if (Opens(line, anchors)) {
+      Hold(line);
+      return true;
+    }
+    ReadMessage(line, anchors, out);
+    return false;
+  }
+
+  void Finish(const DistEmitter& out) override {
+    if (held_) {
+      held_ = false;
+      ReadHeld(held_text_, out);
+    }
+    for (const auto& [key, row] : periodic_) out.Emit(row);
+    periodic_.clear();
+  }
+
+ private:
+  static constexpr size_t kMaxJoined = torch::kMaxJoinedBytes;
+  // Distinct keys remembered per file for de-duplication; past this a file
+  // is pathological and further distinct errors are not counted.
+  static constexpr size_t kMaxDistinct = 4096;
+  // (host, rank, group) series of periodic progress kept per file.
+  static constexpr size_t kMaxPeriodic = 256;
+
+  // Whether `line` ends mid-way through a message whose rest may follow.
+  static bool Opens(const LineRecord& line, uint32_t anchors) {
+    if ((anchors & (kAnchorWatchdog | kAnchorWorkNccl | kLineOpenHead)) == 0) return false;
+    const std::string_view msg = line.message();
+    if (msg.size() >= kMaxJoined) return false;
+    return (anchors & kLineOpenHead) != 0 || torch::MessageCut(msg);
+  }
+
+  void Hold(const LineRecord& line) {
+    held_ = true;
+    held_line_ = line;
+    held_text_.assign(line.message());
+    held_host_.assign(line.host);
+    held_phrase_ = held_text_.find("Watchdog caught") != std::string::npos;
+  }
+
+  // Whether `line` is the rest of the held line's message: no wrapper but
+  // the held line's own ones, no header, no message of its own.
+  bool Continues(const LineRecord& line) const {
+    if (line.ts_us != kNoTimestamp || line.level != Level::kUnknown || line.pid >= 0) return false;
+    if (line.rank >= 0 && line.rank != held_line_.rank) return false;
+    if (line.local_rank >= 0 && line.local_rank != held_line_.local_rank) return false;
+    if (!line.host.empty() && line.host != held_host_) return false;
+    const std::string_view msg = line.message();
+    return !msg.empty() && !torch::StartsOwnMessage(msg, held_phrase_);
+  }
+
+  // Reads `text` as the held line's message.
+  void ReadHeld(const std::string& text, const DistEmitter& out) {
+    LineRecord rec = held_line_;
+    rec.text = text;
+    rec.msg_start = 0;
+    rec.host = held_host_;
+    ReadMessage(rec, LineAnchors(rec), out);
+  }
+
+  void ReadMessage(const LineRecord& line, uint32_t anchors, const DistEmitter& out) {
     const std::string_view msg = line.message();
     if (anchors & kAnchorWatchdog) {
       out.Restart(row_, line, kWatchdogTimeout);
@@ -87,20 +172,7 @@ class TorchWatchdogFamily : public DistFamily {
       if (torch::ReadCollectiveError(msg, row_)) EmitOnce(row_, collective_seen_, out);
     }
     if (anchors & kAnchorCuda) AddCuda(line, msg, out);
-    return false;
   }
-
-  void Finish(const DistEmitter& out) override {
-    for (const auto& [key, row] : periodic_) out.Emit(row);
-    periodic_.clear();
-  }
-
- private:
-  // Distinct keys remembered per file for de-duplication; past this a file
-  // is pathological and further distinct errors are not counted.
-  static constexpr size_t kMaxDistinct = 4096;
-  // (host, rank, group) series of periodic progress kept per file.
-  static constexpr size_t kMaxPeriodic = 256;
 
   // A repeated error of one rank (the error line, then NCCL's result-name
   // line, then the same text in what() and in the traceback) is one event.
@@ -149,6 +221,14 @@ class TorchWatchdogFamily : public DistFamily {
   }
 
   DistEventRow row_;  // the row readers fill, reused from line to line
+  // The held line (Hold): its record, with its message and host copied,
+  // since the views die with the line.
+  bool held_ = false;
+  bool held_phrase_ = false;  // it holds "Watchdog caught"
+  LineRecord held_line_;
+  std::string held_text_;
+  std::string held_host_;
+  std::string joined_;
   std::unordered_set<std::string> collective_seen_;
   std::unordered_set<std::string> cuda_seen_;
   std::unordered_set<std::string> cuda_ranks_;

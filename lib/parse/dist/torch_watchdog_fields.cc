@@ -29,6 +29,14 @@ std::optional<int64_t> FieldInt(std::string_view body, std::string_view key) {
   return v;
 }
 
+// "0", "0(default_pg)", "3(default_pg)": the default group's name or GUID.
+bool IsDefaultGroup(std::string_view pg) {
+  if (pg.find("(default_pg)") != npos) return true;
+  std::string_view id = pg.substr(0, pg.find('('));
+  while (!id.empty() && id.back() == ' ') id.remove_suffix(1);
+  return id == "0";
+}
+
 }  // namespace
 
 bool ContainsAt(std::string_view s, std::string_view needle, size_t anchor) {
@@ -117,8 +125,11 @@ void ApplyGroupRank(std::string_view before, DistEventRow& row) {
     }
     const std::string_view pg = Clip(inner, kMaxPgBytes);
     if (!pg.empty()) row.pg = std::string(pg);
-    // The default group holds every rank in order: its rank is the global one.
-    if (!row.rank && row.pg_rank && pg.find("(default_pg)") != npos) row.rank = row.pg_rank;
+    // The default group holds every rank in order: its rank is the global
+    // one. It is the group described "(default_pg)", and the one named "0"
+    // when no description is printed: the world is the first group every
+    // rank creates (local id 0 before 2.4, GUID "0" after).
+    if (!row.rank && row.pg_rank && IsDefaultGroup(pg)) row.rank = row.pg_rank;
     return;
   }
   if (row.rank) return;

@@ -44,7 +44,9 @@ std::string_view Clip(std::string_view s, size_t max);
 //    the one that is the same on every rank (the local ID is a per-process
 //    counter). pg_rank is the Rank of that bracket: a rank inside the group,
 //    not the global rank, so rank is left to the line's wrapper ([rankN]:),
-//    except for the default group, whose ranks are the global ranks.
+//    except for the default group ("(default_pg)", or the group named "0":
+//    "[PG 0 Rank 5]", "[PG ID 0 PG GUID 0 Rank 5]"), whose ranks are the
+//    global ranks.
 //  - no group prefix: the "[Rank N]" nearest the phrase (WorkNCCL's own
 //    prefix, the rank in an unnamed group, in practice the default one) sets
 //    rank when no wrapper did; pg and pg_rank stay unset.

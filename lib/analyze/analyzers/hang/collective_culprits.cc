@@ -79,16 +79,6 @@ std::string LauncherText(const DistEvent& e) {
   return s;
 }
 
-// An error line that names no rank: torchrun's "[default2]:" gives only the
-// local rank, so a traceback under it cannot be tied to its global rank by
-// the line alone.
-bool IsRanklessError(const DistEvent& e, const View& v) {
-  return IsFailure(e.kind) && e.kind != DistKind::kLauncherFailure && !e.rank && !e.host.empty() &&
-         !IsHangConsequence(e) &&
-         !(e.ts_us != kNoTimestamp && v.first_timeout_ts != kNoTimestamp &&
-           e.ts_us > v.first_timeout_ts);
-}
-
 // "local_rank 2" in a launcher's detail (torchrun's agent line, DeepSpeed's
 // command line); -1 when absent.
 int64_t LocalRankIn(const std::optional<std::string>& detail) {
@@ -137,6 +127,17 @@ class LocalRanks {
   int64_t block_ = 0;
 };
 
+// An error line that names no rank: torchrun's "[default2]:" gives only the
+// local rank, so a traceback under it cannot be tied to its global rank by
+// the line alone when the hosts' rank blocks are not known (LocalRanks).
+bool IsRanklessError(const DistEvent& e, const View& v, const LocalRanks& locals) {
+  if (!e.rank && e.local_rank && locals.Global(e.host, *e.local_rank)) return false;
+  return IsFailure(e.kind) && e.kind != DistKind::kLauncherFailure && !e.rank && !e.host.empty() &&
+         !IsHangConsequence(e) &&
+         !(e.ts_us != kNoTimestamp && v.first_timeout_ts != kNoTimestamp &&
+           e.ts_us > v.first_timeout_ts);
+}
+
 }  // namespace
 
 std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx) {
@@ -148,6 +149,8 @@ std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx) {
     std::optional<int64_t> rank = e.rank;
     if (!rank && e.kind == DistKind::kLauncherFailure)
       rank = locals.Global(e.host, LocalRankIn(e.detail));
+    // An error line under torchrun's "[default<k>]:" names only its local rank.
+    if (!rank && e.local_rank) rank = locals.Global(e.host, *e.local_rank);
     if (!rank || v.first_timeout.count(*rank)) continue;
     if (IsHangConsequence(e)) continue;
     // An error logged after the others had already timed out cannot be
@@ -177,7 +180,7 @@ std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx) {
     }
   }
   for (const DistEvent& e : in.events) {
-    if (!IsRanklessError(e, v)) continue;
+    if (!IsRanklessError(e, v, locals)) continue;
     auto it = failed_on_host.find(e.host);
     if (it == failed_on_host.end() || it->second.size() != 1) continue;
     if (own_lines.count(it->second.front())) continue;

@@ -108,8 +108,8 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
   std::map<DistKind, size_t> per_kind;
   index.Query(
       "SELECT file_id, line_no, ts_us, host, rank, kind, pg, pg_rank, seq, op, numel_in, "
-      "numel_out, timeout_ms, elapsed_ms, last_enqueued, last_completed, value, detail "
-      "FROM dist_events ORDER BY kind, file_id, line_no",
+      "numel_out, timeout_ms, elapsed_ms, last_enqueued, last_completed, value, detail, "
+      "local_rank FROM dist_events ORDER BY kind, file_id, line_no",
       [&](const QueryRow& r) {
         const auto& v = r.values;
         const DistKind kind = DistKindOf(v[5].value_or(""));
@@ -169,6 +169,7 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
         e.last_completed = IntOf(v[15]);
         e.value = RealOf(v[16]);
         e.detail = v[17];
+        if (!rank) e.local_rank = IntOf(v[18]);
         in.events.push_back(std::move(e));
         return true;
       });

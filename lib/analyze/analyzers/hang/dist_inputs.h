@@ -57,6 +57,10 @@ struct DistEvent {
   // The row's, else the default group's rank its [PG ...] prefix gives
   // (DefaultGroupRank), else its file's.
   std::optional<int64_t> rank;
+  // The rank within the host the line's wrapper named (torchrun's
+  // "[default3]:"), kept when no global rank is known: the culprit rules
+  // map (host, local rank) to a global rank when the hosts' blocks allow.
+  std::optional<int64_t> local_rank;
   DistKind kind = DistKind::kOther;
   std::optional<std::string> pg;
   std::optional<int64_t> pg_rank;
