@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "analyze/query_values.h"
 #include "parse/dist/dist_kinds.h"
 
 namespace casefile {
@@ -17,22 +18,6 @@ constexpr int64_t kMaxRank = 1 << 22;
 // host (a few across restarts); a hostile bundle naming a rank with
 // thousands of hosts must not make each vote a long scan.
 constexpr size_t kMaxHostsPerRank = 16;
-
-std::optional<int64_t> IntOf(const std::optional<std::string>& v) {
-  if (!v) return std::nullopt;
-  int64_t out = 0;
-  const auto res = std::from_chars(v->data(), v->data() + v->size(), out);
-  if (res.ec != std::errc() || res.ptr != v->data() + v->size()) return std::nullopt;
-  return out;
-}
-
-std::optional<double> RealOf(const std::optional<std::string>& v) {
-  if (!v || v->empty()) return std::nullopt;
-  char* end = nullptr;
-  const double d = std::strtod(v->c_str(), &end);
-  if (end != v->c_str() + v->size() || !std::isfinite(d)) return std::nullopt;
-  return d;
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dist_test_util.h"
 #include "parse/dist/crash_traceback.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/dist_kinds.h"
@@ -19,28 +20,7 @@ namespace casefile::dist {
 namespace {
 
 std::vector<DistEventRow> Feed(const std::vector<std::string>& lines) {
-  std::vector<DistEventRow> rows;
-  DistEmitter out(3, [&rows](const DistEventRow& r) { rows.push_back(r); });
-  auto family = MakeCrashFamily();
-  std::string clean;
-  int64_t n = 0;
-  for (const std::string& raw : lines) {
-    std::string_view text = raw;
-    if (StripAnsi(text, clean)) text = clean;
-    const LinePrefix p = ParseLinePrefix(text, TimeContext{2024});
-    LineRecord rec;
-    rec.file_id = 3;
-    rec.line_no = ++n;
-    rec.ts_us = p.ts_us;
-    rec.level = p.level;
-    rec.rank = p.rank;
-    rec.host = p.host;
-    rec.pid = p.pid;
-    rec.msg_start = p.msg_start;
-    rec.text = text;
-    family->AddLine(rec, out);
-  }
-  family->Finish(out);
+  auto rows = test::FeedFamily(*MakeCrashFamily(), lines, 3, 2024);
   // Events of tracebacks left open leave at the end; sort by line to compare.
   std::sort(rows.begin(), rows.end(),
             [](const DistEventRow& a, const DistEventRow& b) { return a.line_no < b.line_no; });

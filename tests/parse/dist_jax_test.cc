@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dist_test_util.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/dist_kinds.h"
 #include "parse/line/line_prefix.h"
@@ -18,26 +19,7 @@ namespace {
 constexpr int64_t kUs = 1000000;
 
 std::vector<DistEventRow> Read(const std::vector<std::string>& lines) {
-  std::vector<DistEventRow> rows;
-  DistEmitter out(5, [&](const DistEventRow& r) { rows.push_back(r); });
-  auto family = MakeJaxCoordinationFamily();
-  TimeContext tc;
-  tc.default_year = 2026;
-  int64_t no = 0;
-  for (const std::string& text : lines) {
-    const LinePrefix p = ParseLinePrefix(text, tc);
-    LineRecord rec;
-    rec.file_id = 5;
-    rec.line_no = ++no;
-    rec.ts_us = p.ts_us;
-    rec.rank = p.rank;
-    rec.host = p.host;
-    rec.msg_start = p.msg_start;
-    rec.text = text;
-    family->AddLine(rec, out);
-  }
-  family->Finish(out);
-  return rows;
+  return test::FeedFamily(*MakeJaxCoordinationFamily(), lines, 5, 2026);
 }
 
 // The category word a detail starts with ("heartbeat" of "heartbeat: ...").

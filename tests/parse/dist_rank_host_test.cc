@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dist_test_util.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/dist_kinds.h"
 #include "parse/line/line_prefix.h"
@@ -13,26 +14,7 @@ namespace casefile::dist {
 namespace {
 
 std::vector<DistEventRow> ReadPairs(const std::vector<std::string>& lines) {
-  std::vector<DistEventRow> rows;
-  DistEmitter out(7, [&](const DistEventRow& r) { rows.push_back(r); });
-  auto family = MakeRankHostFamily();
-  TimeContext tc;
-  tc.default_year = 2026;
-  int64_t no = 0;
-  for (const std::string& text : lines) {
-    const LinePrefix p = ParseLinePrefix(text, tc);
-    LineRecord rec;
-    rec.file_id = 7;
-    rec.line_no = ++no;
-    rec.ts_us = p.ts_us;
-    rec.rank = p.rank;
-    rec.host = p.host;
-    rec.msg_start = p.msg_start;
-    rec.text = text;
-    family->AddLine(rec, out);
-  }
-  family->Finish(out);
-  return rows;
+  return test::FeedFamily(*MakeRankHostFamily(), lines, 7, 2026);
 }
 
 TEST(DistRankHost, NcclInitCompleteNamesRankAndCommSize) {

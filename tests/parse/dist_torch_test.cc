@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/line_fields.h"
+#include "dist_test_util.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/dist_kinds.h"
 #include "parse/line/ansi.h"
@@ -20,30 +21,7 @@ namespace casefile::dist {
 namespace {
 
 std::vector<DistEventRow> Feed(const std::vector<std::string>& lines) {
-  std::vector<DistEventRow> rows;
-  DistEmitter out(7, [&rows](const DistEventRow& r) { rows.push_back(r); });
-  auto family = MakeTorchWatchdogFamily();
-  std::string clean;
-  int64_t n = 0;
-  for (const std::string& raw : lines) {
-    std::string_view text = raw;
-    if (StripAnsi(text, clean)) text = clean;
-    const LinePrefix p = ParseLinePrefix(text, TimeContext{2024});
-    LineRecord rec;
-    rec.file_id = 7;
-    rec.line_no = ++n;
-    rec.ts_us = p.ts_us;
-    rec.level = p.level;
-    rec.rank = p.rank;
-    rec.local_rank = p.local_rank;
-    rec.host = p.host;
-    rec.pid = p.pid;
-    rec.msg_start = p.msg_start;
-    rec.text = text;
-    family->AddLine(rec, out);
-  }
-  family->Finish(out);
-  return rows;
+  return test::FeedFamily(*MakeTorchWatchdogFamily(), lines, 7, 2024);
 }
 
 // The only event the lines produce; fails the test when there is not

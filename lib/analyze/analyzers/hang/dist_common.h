@@ -14,6 +14,7 @@
 #include "analyze/analyzers/hang/dist_inputs.h"
 #include "analyze/finding.h"
 #include "analyze/rank_map.h"
+#include "analyze/summary_text.h"
 
 namespace casefile::hang {
 
@@ -54,21 +55,14 @@ Culprit RankCulprit(const RankHostMap& ranks, int64_t rank, const std::string& f
 // "rank 5 (host node-1)", "rank 5" when the host is unknown.
 std::string RankName(const Culprit& c);
 
-// "0-7, 9, 12-15" (sorted, duplicates dropped).
-std::string RankRanges(std::vector<int64_t> ranks);
 // "rank 3" / "ranks 0-7, 9".
 std::string RanksText(const std::vector<int64_t>& ranks);
-// "1 rank" / "16 ranks".
-std::string Count(size_t n, std::string_view one, std::string_view many);
 // "1.91" (two decimals).
 std::string Fixed2(double v);
 // "0.2 s", "45 s", "10 min 12 s", "2 h 5 min" from microseconds (absolute
 // value; tenths below a second).
 std::string DurationText(int64_t us);
-// "2024-05-01 12:00:01 UTC".
-std::string ClockText(int64_t ts_us);
 std::string Shorten(std::string_view s, size_t max);
-bool ContainsNoCase(std::string_view hay, std::string_view needle);
 
 // The most frequent value; ties go to the smallest (or, with
 // prefer_high, the largest).

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analyze/query_values.h"
 #include "common/error.h"
 #include "parse/numeric/metric_chunk.h"
 
@@ -12,16 +13,6 @@ namespace casefile::numeric {
 namespace {
 
 using Value = std::optional<std::string>;
-
-std::optional<int64_t> IntOf(const Value& v) {
-  if (!v) return std::nullopt;
-  int64_t out = 0;
-  const auto res = std::from_chars(v->data(), v->data() + v->size(), out);
-  if (res.ec != std::errc() || res.ptr != v->data() + v->size()) return std::nullopt;
-  return out;
-}
-
-std::string TextOf(const Value& v) { return v.value_or(""); }
 
 class FileIndex {
  public:

@@ -13,6 +13,7 @@
 
 #include "analyze/analyzers/runtime/runtime_inputs.h"
 #include "analyze/finding.h"
+#include "analyze/summary_text.h"
 
 namespace casefile::runtime {
 
@@ -78,12 +79,5 @@ std::string LauncherText(const FailureRow& row);
 std::string_view ExceptionType(std::string_view detail);
 
 std::string Shorten(std::string_view s, size_t max);
-bool ContainsNoCase(std::string_view hay, std::string_view needle);
-// "2024-05-01 12:00:01 UTC".
-std::string ClockText(int64_t ts_us);
-// "0-7, 9, 12-15" (sorted, duplicates dropped).
-std::string RankRanges(std::vector<int64_t> ranks);
-// "1 rank" / "16 ranks".
-std::string Count(size_t n, std::string_view one, std::string_view many);
 
 }  // namespace casefile::runtime

@@ -1,0 +1,21 @@
+// Small text helpers the analyzers' summaries share, so that every finding
+// writes ranks, counts and times the same way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace casefile {
+
+// "0-7, 9, 12-15" (sorted, duplicates dropped).
+std::string RankRanges(std::vector<int64_t> ranks);
+// "1 rank" / "16 ranks".
+std::string Count(size_t n, std::string_view one, std::string_view many);
+// "2024-05-01 12:00:01 UTC".
+std::string ClockText(int64_t ts_us);
+// ASCII case-insensitive search.
+bool ContainsNoCase(std::string_view hay, std::string_view needle);
+
+}  // namespace casefile
