@@ -351,15 +351,22 @@ bool FieldReader::ReadEntry(PaddedJson json, FrEntryRow& row, EntryGroup& group,
   return true;
 }
 
-bool FieldReader::ReadPgConfig(PaddedJson json, std::vector<PgConfigItem>& out, std::string& why) {
+namespace {
+
+// Calls member(key, value) for each member of the object `json` holds,
+// until it returns false; false with `why` when the text is not an object or
+// is damaged. pg_config and pg_status are both objects keyed by group.
+template <typename Member>
+bool ForEachGroup(od::parser& parser, PaddedJson json, const char* what, std::string& why,
+                  Member&& member) {
   od::document doc;
   od::object obj;
-  if (auto error = impl_->parser.iterate(View(json)).get(doc)) {
+  if (auto error = parser.iterate(View(json)).get(doc)) {
     why = simdjson::error_message(error);
     return false;
   }
   if (doc.get_object().get(obj)) {
-    why = "pg_config is not an object";
+    why = std::string(what) + " is not an object";
     return false;
   }
   for (auto f : obj) {
@@ -373,83 +380,74 @@ bool FieldReader::ReadPgConfig(PaddedJson json, std::vector<PgConfigItem>& out, 
       why = simdjson::error_message(error);
       return false;
     }
-    if (out.size() == kMaxGroups) break;
-    PgConfigItem item;
-    item.key = std::string(key);
-    item.ranks = "[]";
-    od::object info;
-    // A group whose description is not an object still exists: its row
-    // keeps the name pg_config gives it.
-    if (field.value().get_object().get(info)) {
-      out.push_back(std::move(item));
-      continue;
-    }
-    for (auto g : info) {
-      od::field gf;
-      std::string_view gkey;
-      if (std::move(g).get(gf) || gf.unescaped_key().get(gkey)) break;
-      od::value v = gf.value();
-      if (gkey == "name") {
-        item.name = AsText(v);
-      } else if (gkey == "desc") {
-        item.desc = AsText(v);
-      } else if (gkey == "ranks") {
-        bool ok = false;
-        od::json_type type = TypeOf(v, ok);
-        if (ok && type == od::json_type::array) {
-          item.ranks = RanksFromArray(v);
-        } else if (std::optional<std::string> text = AsText(v)) {
-          item.ranks = RanksListFromText(*text).value_or("[]");
-        }
-      }
-    }
-    out.push_back(std::move(item));
+    if (!member(key, field.value())) break;
   }
   return true;
 }
 
+}  // namespace
+
+bool FieldReader::ReadPgConfig(PaddedJson json, std::vector<PgConfigItem>& out, std::string& why) {
+  return ForEachGroup(impl_->parser, json, "pg_config", why,
+                      [&](std::string_view key, od::value value) {
+                        if (out.size() == kMaxGroups) return false;
+                        PgConfigItem item;
+                        item.key = std::string(key);
+                        item.ranks = "[]";
+                        od::object info;
+                        // A group whose description is not an object still exists: its row
+                        // keeps the name pg_config gives it.
+                        if (value.get_object().get(info)) {
+                          out.push_back(std::move(item));
+                          return true;
+                        }
+                        for (auto g : info) {
+                          od::field gf;
+                          std::string_view gkey;
+                          if (std::move(g).get(gf) || gf.unescaped_key().get(gkey)) break;
+                          od::value v = gf.value();
+                          if (gkey == "name") {
+                            item.name = AsText(v);
+                          } else if (gkey == "desc") {
+                            item.desc = AsText(v);
+                          } else if (gkey == "ranks") {
+                            bool ok = false;
+                            od::json_type type = TypeOf(v, ok);
+                            if (ok && type == od::json_type::array) {
+                              item.ranks = RanksFromArray(v);
+                            } else if (std::optional<std::string> text = AsText(v)) {
+                              item.ranks = RanksListFromText(*text).value_or("[]");
+                            }
+                          }
+                        }
+                        out.push_back(std::move(item));
+                        return true;
+                      });
+}
+
 bool FieldReader::ReadPgStatus(PaddedJson json, std::vector<PgStatusItem>& out, std::string& why) {
-  od::document doc;
-  od::object obj;
-  if (auto error = impl_->parser.iterate(View(json)).get(doc)) {
-    why = simdjson::error_message(error);
-    return false;
-  }
-  if (doc.get_object().get(obj)) {
-    why = "pg_status is not an object";
-    return false;
-  }
-  for (auto f : obj) {
-    od::field field;
-    std::string_view key;
-    if (auto error = std::move(f).get(field)) {
-      why = simdjson::error_message(error);
-      return false;
-    }
-    if (auto error = field.unescaped_key().get(key)) {
-      why = simdjson::error_message(error);
-      return false;
-    }
-    if (out.size() == kMaxGroups) break;
-    PgStatusItem item;
-    item.key = std::string(key);
-    od::object status;
-    if (field.value().get_object().get(status)) continue;
-    for (auto g : status) {
-      od::field gf;
-      std::string_view gkey;
-      if (std::move(g).get(gf) || gf.unescaped_key().get(gkey)) break;
-      if (gkey == "last_enqueued_collective") {
-        item.last_enqueued = AsInt(gf.value());
-      } else if (gkey == "last_started_collective") {
-        item.last_started = AsInt(gf.value());
-      } else if (gkey == "last_completed_collective") {
-        item.last_completed = AsInt(gf.value());
-      }
-    }
-    out.push_back(std::move(item));
-  }
-  return true;
+  return ForEachGroup(impl_->parser, json, "pg_status", why,
+                      [&](std::string_view key, od::value value) {
+                        if (out.size() == kMaxGroups) return false;
+                        PgStatusItem item;
+                        item.key = std::string(key);
+                        od::object status;
+                        if (value.get_object().get(status)) return true;
+                        for (auto g : status) {
+                          od::field gf;
+                          std::string_view gkey;
+                          if (std::move(g).get(gf) || gf.unescaped_key().get(gkey)) break;
+                          if (gkey == "last_enqueued_collective") {
+                            item.last_enqueued = AsInt(gf.value());
+                          } else if (gkey == "last_started_collective") {
+                            item.last_started = AsInt(gf.value());
+                          } else if (gkey == "last_completed_collective") {
+                            item.last_completed = AsInt(gf.value());
+                          }
+                        }
+                        out.push_back(std::move(item));
+                        return true;
+                      });
 }
 
 std::optional<int64_t> ScalarInt(std::string_view text) {
