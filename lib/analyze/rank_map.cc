@@ -87,6 +87,29 @@ void RankHostMap::Finish() {
     }
   }
   votes_.clear();
+  FindLocalBlocks();
+}
+
+void RankHostMap::FindLocalBlocks() {
+  std::map<std::string, std::vector<int64_t>> by_host;
+  for (const auto& [rank, host] : resolved_) by_host[host].push_back(rank);
+  size_t k = 0;
+  for (const auto& [host, ranks] : by_host) {
+    if (k == 0) k = ranks.size();
+    // `ranks` is ascending (resolved_ iterates in rank order).
+    if (ranks.size() != k || ranks.back() - ranks.front() + 1 != static_cast<int64_t>(k) ||
+        ranks.front() % static_cast<int64_t>(k) != 0)
+      return;
+  }
+  for (const auto& [host, ranks] : by_host) local_base_[host] = ranks.front();
+  local_block_ = static_cast<int64_t>(k);
+}
+
+std::optional<int64_t> RankHostMap::GlobalOfLocal(const std::string& host,
+                                                  int64_t local_rank) const {
+  const auto it = local_base_.find(host);
+  if (it == local_base_.end() || local_rank < 0 || local_rank >= local_block_) return std::nullopt;
+  return it->second + local_rank;
 }
 
 const std::string* RankHostMap::HostOf(int64_t rank) const {

@@ -59,6 +59,11 @@ class RankHostMap {
   int64_t world_size() const { return world_size_; }
   // Resolved ranks in ascending order.
   const std::map<int64_t, std::string>& hosts() const { return resolved_; }
+  // The global rank of local rank `local_rank` on `host` (torchrun's
+  // "[defaultN]:", "--local_rank=N"), when every known host holds one full
+  // block of K consecutive ranks starting at a multiple of K (the launchers'
+  // layout); nullopt otherwise or for a local rank outside the block.
+  std::optional<int64_t> GlobalOfLocal(const std::string& host, int64_t local_rank) const;
 
   // Builds the map from an index: one query over dist_events rows that carry
   // a rank (their file's host fills a missing host) plus the files rows.
@@ -75,6 +80,7 @@ class RankHostMap {
     std::string host;
   };
   void Cast(int64_t rank, const std::string& host, int level);
+  void FindLocalBlocks();
 
   bool finished_ = false;
   int64_t world_size_ = 0;
@@ -83,6 +89,10 @@ class RankHostMap {
   // rank -> per source level -> votes (few hosts per rank, so a small vector).
   std::unordered_map<int64_t, std::vector<std::vector<HostVote>>> votes_;
   std::map<int64_t, std::string> resolved_;
+  // Where each host's block of ranks starts, and the block size (0: the
+  // hosts do not hold equal aligned blocks, so no local rank is mapped).
+  std::unordered_map<std::string, int64_t> local_base_;
+  int64_t local_block_ = 0;
 };
 
 }  // namespace casefile

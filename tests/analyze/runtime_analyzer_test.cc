@@ -149,6 +149,42 @@ TEST(RuntimeAnalyzer, DeviceAssertAndTheFirstFailure) {
   EXPECT_EQ(r.findings.size(), 2u) << Codes(r);
 }
 
+// torchrun's "[defaultN]:" names only the local rank. NCCL's world
+// communicator lines put ranks 0-3 on node-0 and 4-7 on node-1, so the
+// CUDA OOM under "[default2]:" on node-1 is global rank 6.
+TEST(RuntimeAnalyzer, LocalRankOfATeedLogMapsToItsGlobalRank) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("b");
+  for (int node = 0; node < 2; ++node) {
+    const std::string host = "node-" + std::to_string(node);
+    std::string log;
+    for (int k = 0; k < 4; ++k) {
+      const int g = node * 4 + k;
+      log += "[default" + std::to_string(k) + "]:" + host + ":" + std::to_string(900 + g) + ":" +
+             std::to_string(950 + g) + " [" + std::to_string(k) + "] NCCL INFO comm 0x7f3a" +
+             std::to_string(k) + " rank " + std::to_string(g) + " nranks 8 cudaDev " +
+             std::to_string(k) + " busId 1b000 - Init COMPLETE\n";
+    }
+    if (node == 1) {
+      log +=
+          "[default2]:Traceback (most recent call last):\n"                          // 5
+          "[default2]:  File \"/workspace/train.py\", line 88, in <module>\n"     // 6
+          "[default2]:    loss.backward()\n"                                        // 7
+          "[default2]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+          "GPU 2 has a total capacity of 79.15 GiB of which 1.06 GiB is free.\n";  // 8
+    }
+    test::WriteFile(root + "/logs/" + host + "/train.log", log);
+  }
+  auto index = Index(tmp, root);
+  const AnalysisResult r = RunRuntime(*index);
+  const Finding* f = Find(r, "runtime.cuda_oom");
+  ASSERT_NE(f, nullptr) << Codes(r);
+  ASSERT_EQ(f->culprits.size(), 1u) << Codes(r);
+  EXPECT_EQ(f->culprits[0].rank, 6) << Codes(r);
+  EXPECT_EQ(f->culprits[0].host, "node-1");
+  EXPECT_TRUE(Cited(*f, "logs/node-1/train.log", 8)) << Codes(r);
+}
+
 TEST(RuntimeAnalyzer, HealthyLookAlikesStaySilent) {
   test::TempDir tmp;
   const std::string root = tmp.Join("b");

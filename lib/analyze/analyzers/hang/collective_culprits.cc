@@ -100,38 +100,12 @@ int64_t LocalRankIn(const std::optional<std::string>& detail) {
 // the map is trusted for this only when every host it knows holds a full
 // block of the same size K starting at a multiple of K, so that a host
 // whose first ranks are unknown cannot shift the answer.
-class LocalRanks {
- public:
-  explicit LocalRanks(const RankHostMap& map) {
-    std::map<std::string, std::vector<int64_t>> by_host;
-    for (const auto& [rank, host] : map.hosts()) by_host[host].push_back(rank);
-    size_t k = 0;
-    for (const auto& [host, ranks] : by_host) {
-      if (k == 0) k = ranks.size();
-      // `ranks` is ascending (the map iterates in rank order).
-      if (ranks.size() != k || ranks.back() - ranks.front() + 1 != static_cast<int64_t>(k) ||
-          ranks.front() % static_cast<int64_t>(k) != 0)
-        return;
-    }
-    for (const auto& [host, ranks] : by_host) base_[host] = ranks.front();
-    block_ = static_cast<int64_t>(k);
-  }
-  std::optional<int64_t> Global(const std::string& host, int64_t local) const {
-    auto it = base_.find(host);
-    if (it == base_.end() || local < 0 || local >= block_) return std::nullopt;
-    return it->second + local;
-  }
-
- private:
-  std::unordered_map<std::string, int64_t> base_;
-  int64_t block_ = 0;
-};
-
 // An error line that names no rank: torchrun's "[default2]:" gives only the
 // local rank, so a traceback under it cannot be tied to its global rank by
-// the line alone when the hosts' rank blocks are not known (LocalRanks).
-bool IsRanklessError(const DistEvent& e, const View& v, const LocalRanks& locals) {
-  if (!e.rank && e.local_rank && locals.Global(e.host, *e.local_rank)) return false;
+// the line alone when the hosts' rank blocks are not known
+// (RankHostMap::GlobalOfLocal).
+bool IsRanklessError(const DistEvent& e, const View& v, const RankHostMap& locals) {
+  if (!e.rank && e.local_rank && locals.GlobalOfLocal(e.host, *e.local_rank)) return false;
   return IsFailure(e.kind) && e.kind != DistKind::kLauncherFailure && !e.rank && !e.host.empty() &&
          !IsHangConsequence(e) &&
          !(e.ts_us != kNoTimestamp && v.first_timeout_ts != kNoTimestamp &&
@@ -142,15 +116,15 @@ bool IsRanklessError(const DistEvent& e, const View& v, const LocalRanks& locals
 
 std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx) {
   const DistInputs& in = ctx.in;
-  const LocalRanks locals(ctx.ranks);
+  const RankHostMap& locals = ctx.ranks;
   std::map<int64_t, Failed> by_rank;
   for (const DistEvent& e : in.events) {
     if (!IsFailure(e.kind)) continue;
     std::optional<int64_t> rank = e.rank;
     if (!rank && e.kind == DistKind::kLauncherFailure)
-      rank = locals.Global(e.host, LocalRankIn(e.detail));
+      rank = locals.GlobalOfLocal(e.host, LocalRankIn(e.detail));
     // An error line under torchrun's "[default<k>]:" names only its local rank.
-    if (!rank && e.local_rank) rank = locals.Global(e.host, *e.local_rank);
+    if (!rank && e.local_rank) rank = locals.GlobalOfLocal(e.host, *e.local_rank);
     if (!rank || v.first_timeout.count(*rank)) continue;
     if (IsHangConsequence(e)) continue;
     // An error logged after the others had already timed out cannot be

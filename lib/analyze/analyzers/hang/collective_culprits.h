@@ -26,7 +26,7 @@ struct Failed {
 // First in time; without times, the launcher's root cause; then by rank.
 // An error logged after the first timeout is left out. A launcher or error
 // line that names only a local rank ([defaultN]:, --local_rank=N) counts for
-// the global rank the rank->host map gives it (see LocalRanks in the .cc);
+// the global rank the rank->host map gives it (RankHostMap::GlobalOfLocal);
 // error lines that name no rank at all join the one failed rank of their
 // host.
 std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx);

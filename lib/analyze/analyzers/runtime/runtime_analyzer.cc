@@ -28,6 +28,11 @@ class RuntimeAnalyzer : public Analyzer {
     runtime::LoadFailureRows(ctx.index(), ctx.files(), facts);
     runtime::ScanRuntimeLines(ctx.index(), ctx.files(), facts);
     facts.ranks = &ctx.rank_hosts();
+    // Rows under torchrun's "[defaultN]:" name only their local rank.
+    for (runtime::FailureRow& row : facts.rows) {
+      if (!row.rank && row.local_rank)
+        row.rank = facts.ranks->GlobalOfLocal(row.host, *row.local_rank);
+    }
     facts.line = [&ctx](int64_t file_id, int64_t line_no) {
       return ctx.MakeEvidence(file_id, line_no,
                               ctx.index().LineText(file_id, line_no).value_or(""));

@@ -40,7 +40,8 @@ void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files
   for (const FileRow& f : files) attr[f.id] = {f.host.value_or(""), f.rank};
 
   index.Query(
-      "SELECT file_id, line_no, ts_us, host, rank, kind, op, value, detail, seq FROM dist_events "
+      "SELECT file_id, line_no, ts_us, host, rank, kind, op, value, detail, seq, local_rank "
+      "FROM dist_events "
       "WHERE kind IN ('crash', 'cuda_error', 'collective_error', 'launcher_failure', "
       "'step_time') ORDER BY file_id, line_no",
       [&](const QueryRow& r) {
@@ -63,6 +64,7 @@ void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files
         row.host = v[3] ? *v[3] : (it != attr.end() ? it->second.host : "");
         row.rank = IntOf(v[4]);
         if (!row.rank && it != attr.end()) row.rank = it->second.rank;
+        if (!row.rank) row.local_rank = IntOf(v[10]);
         row.kind = *k;
         row.op = v[6];
         row.value = RealOf(v[7]);

@@ -33,6 +33,9 @@ struct FailureRow {
   int64_t est_ts_us = kNoTimestamp;
   std::string host;  // "" when unknown
   std::optional<int64_t> rank;
+  // The local rank the line's wrappers named ("[default2]:"), kept so the
+  // analyzer can map it to a global rank when `rank` is unknown.
+  std::optional<int64_t> local_rank;
   RowKind kind = RowKind::kCrash;
   std::optional<std::string> op;  // launcher name
   std::optional<double> value;    // launcher exit code (negative = signal)
