@@ -9,28 +9,13 @@
 
 #include "analyze/analyzers/hang/collective_rules.h"
 #include "analyze/analyzers/hang/flight_rules.h"
+#include "analyze/failure_markers.h"
 
 namespace casefile::hang {
 
 bool IsHangConsequence(const DistEvent& e) {
-  if (e.kind == DistKind::kLauncherFailure && e.value && static_cast<int64_t>(*e.value) == -15)
-    return true;
-  if (!e.detail) return false;
-  static const std::string_view kMarkers[] = {
-      "watchdog",
-      "timed out",
-      "timeout",
-      "DistBackendError",
-      "communicator was aborted",
-      "SIGTERM",
-      "ChildFailedError",
-      "Some NCCL operations",
-      "SignalException",
-  };
-  for (std::string_view m : kMarkers) {
-    if (ContainsNoCase(*e.detail, m)) return true;
-  }
-  return false;
+  if (e.kind == DistKind::kLauncherFailure && IsTerminationExit(e.value)) return true;
+  return e.detail && NamesConsequence(*e.detail);
 }
 
 namespace collective {

@@ -25,10 +25,8 @@ inline constexpr size_t kMaxCulpritsCited = 8;
 std::vector<Finding> CollectiveFindings(const DistContext& ctx);
 
 // True when a crash / error / launcher report is a consequence of a hang or
-// of the launcher tearing the job down (its detail mentions the watchdog, a
-// timeout, DistBackendError, an aborted communicator, SIGTERM,
-// ChildFailedError, "Some NCCL operations" or SignalException; or the
-// launcher reports exit code -15).
+// of the launcher tearing the job down: its detail names a consequence
+// (failure_markers.h), or the launcher reports exit code -15.
 bool IsHangConsequence(const DistEvent& e);
 
 }  // namespace casefile::hang

@@ -4,33 +4,17 @@
 #include <ctime>
 
 #include "analyze/analyzers/runtime/cuda_text.h"
+#include "analyze/failure_markers.h"
 
 namespace casefile::runtime {
 
 bool IsConsequence(const FailureRow& row) {
-  if (row.kind == RowKind::kLauncherFailure && row.value && static_cast<int64_t>(*row.value) == -15)
-    return true;
+  if (row.kind == RowKind::kLauncherFailure && IsTerminationExit(row.value)) return true;
   if (row.detail.empty()) return false;
+  // A CUDA fault is a cause even when its text also names the watchdog that
+  // reported it.
   if (ClassifyCudaText(row.detail) != CudaFault::kNone) return false;
-  static const std::string_view kMarkers[] = {
-      "watchdog",
-      "timed out",
-      "timeout",
-      "DEADLINE_EXCEEDED",
-      "DistBackendError",
-      "communicator was aborted",
-      "SIGTERM",
-      "ChildFailedError",
-      "Some NCCL operations",
-      "SignalException",
-      "KeyboardInterrupt",
-      "remote process exited",
-      "CalledProcessError",
-  };
-  for (std::string_view m : kMarkers) {
-    if (ContainsNoCase(row.detail, m)) return true;
-  }
-  return false;
+  return NamesConsequence(row.detail);
 }
 
 bool IsAbort(const FailureRow& row) {

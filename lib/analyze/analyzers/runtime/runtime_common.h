@@ -19,12 +19,10 @@ namespace casefile::runtime {
 
 inline constexpr const char* kAnalyzerName = "runtime";
 
-// A row that follows another failure rather than causing one: the
-// watchdog's timeouts, an aborted communicator (DistBackendError), the
-// launcher's SIGTERM and ChildFailedError, a KeyboardInterrupt, NCCL's
-// "remote process exited", a launcher's CalledProcessError (accelerate,
-// custom wrappers: the child's failure, reported again), an exit code -15
-// (any case of the marker). A
+// A row that follows another failure rather than causing one: its detail
+// names a consequence (failure_markers.h: the watchdog's timeouts, an
+// aborted communicator, the launcher's SIGTERM, NCCL's "remote process
+// exited", a re-reported child failure...), or a launcher exit code -15. A
 // detail that carries a CUDA fault (cuda_text.h) is never a consequence:
 // the watchdog also wraps illegal memory accesses.
 bool IsConsequence(const FailureRow& row);

@@ -1,0 +1,22 @@
+// Which failures are consequences of another failure, shared by every
+// analyzer that looks for the failure that came first (hang's "failed first",
+// runtime's first failure), so that they never disagree on it.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace casefile {
+
+// An error text that says it was caused by something else: collective
+// timeouts and the watchdog, an aborted communicator, the launcher's
+// SIGTERM, a peer that exited, an interrupted or failed child process.
+bool NamesConsequence(std::string_view error_text);
+
+// A launcher exit code that is the launcher's own termination of the
+// survivors (-15: SIGTERM), not a failure of that process.
+inline bool IsTerminationExit(std::optional<double> exit_code) {
+  return exit_code && static_cast<long long>(*exit_code) == -15;
+}
+
+}  // namespace casefile
