@@ -3744,6 +3744,7 @@ def scenario_healthy_bf16(d):
 
 # The cross-rank hang scenarios of issue #4 live in their own modules, which import this one.
 sys.modules.setdefault("generate", sys.modules[__name__])
+import gen_build  # noqa: E402
 import gen_multihost_hang  # noqa: E402
 import gen_runtime  # noqa: E402
 import gen_torch_hang  # noqa: E402
@@ -3781,6 +3782,13 @@ SCENARIOS = {
     "runtime_cuda_error": gen_runtime.scenario_runtime_cuda_error,
     "runtime_first_failure": gen_runtime.scenario_runtime_first_failure,
     "healthy_runtime_lookalikes": gen_runtime.scenario_healthy_runtime_lookalikes,
+    "build_cuda_mismatch": gen_build.scenario_build_cuda_mismatch,
+    "build_multiple_toolkits": gen_build.scenario_build_multiple_toolkits,
+    "build_compiler_unsupported": gen_build.scenario_build_compiler_unsupported,
+    "build_arch_mismatch": gen_build.scenario_build_arch_mismatch,
+    "build_extension_failed": gen_build.scenario_build_extension_failed,
+    "build_version_skew": gen_build.scenario_build_version_skew,
+    "healthy_build": gen_build.scenario_healthy_build,
 }
 
 

@@ -10,7 +10,11 @@ namespace casefile {
 
 // An error text that says it was caused by something else: collective
 // timeouts and the watchdog, an aborted communicator, the launcher's
-// SIGTERM, a peer that exited, an interrupted or failed child process.
+// SIGTERM, a peer that exited, an interrupted or failed child process. A
+// failed build (torch's "Error building extension", a CalledProcessError of
+// ninja, make, cmake or a compiler) is never a consequence; a JIT extension
+// that cannot be loaded from the torch_extensions cache (its build failed
+// on another rank) is.
 bool NamesConsequence(std::string_view error_text);
 
 // A launcher exit code that is the launcher's own termination of the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyze/analyzers/build/build_analyzer.h"
 #include "analyze/analyzers/hang/hang_analyzer.h"
 #include "analyze/analyzers/numeric/numeric_analyzer.h"
 #include "analyze/analyzers/runtime/runtime_analyzer.h"
@@ -12,6 +13,7 @@ const std::vector<std::unique_ptr<Analyzer>>& BuiltinAnalyzers() {
   static const auto* analyzers = [] {
     auto* list = new std::vector<std::unique_ptr<Analyzer>>();
     // One line per analyzer.
+    list->push_back(MakeBuildAnalyzer());
     list->push_back(MakeHangAnalyzer());
     list->push_back(MakeNumericAnalyzer());
     list->push_back(MakeRuntimeAnalyzer());

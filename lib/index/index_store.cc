@@ -87,6 +87,9 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
                           "INSERT INTO fr_groups (file_id, rank, pg_id, name, desc, ranks, "
                           "last_enqueued, last_started, last_completed) VALUES "
                           "(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    version_ = Statement(db_,
+                         "INSERT INTO versions (file_id, line_no, component, version, detail, "
+                         "source) VALUES (?1,?2,?3,?4,?5,?6)");
     block_ = Statement(db_,
                        "INSERT INTO line_blocks (file_id, block_no, first_line, line_count, "
                        "first_offset, min_ts, max_ts, raw_bytes, data) "
@@ -100,10 +103,10 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
 IndexStore::~IndexStore() { Close(); }
 
 void IndexStore::Close() noexcept {
-  for (Statement* s :
-       {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_, &meta_default_,
-        &process_name_, &thread_name_, &trace_event_, &hlo_module_, &config_, &ingest_issue_,
-        &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_, &block_}) {
+  for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
+                       &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
+                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_,
+                       &fr_entry_, &fr_group_, &version_, &block_}) {
     s->Finalize();
   }
   if (db_) sqlite3_close_v2(db_);
@@ -321,6 +324,17 @@ void IndexStore::Insert(const FrGroupRow& r) {
   s.Run();
 }
 
+void IndexStore::Insert(const VersionRow& r) {
+  Statement& s = version_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.line_no);
+  s.Bind(3, r.component);
+  s.Bind(4, r.version);
+  s.Bind(5, r.detail);
+  s.Bind(6, r.source);
+  s.Run();
+}
+
 void IndexStore::StoreBlock(const StoredBlock& block) {
   Statement& s = block_;
   s.Bind(1, block.file_id);
@@ -352,10 +366,10 @@ void IndexStore::Finish(const std::map<std::string, std::string>& forced,
   Exec(db_, "PRAGMA analysis_limit=1000; ANALYZE");
   Exec(db_, ("PRAGMA user_version=" + std::to_string(kIndexSchemaVersion)).c_str());
   Exec(db_, "COMMIT");
-  for (Statement* s :
-       {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_, &meta_default_,
-        &process_name_, &thread_name_, &trace_event_, &hlo_module_, &config_, &ingest_issue_,
-        &numeric_frame_, &metric_chunk_, &dist_event_, &fr_entry_, &fr_group_, &block_}) {
+  for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
+                       &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
+                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_,
+                       &fr_entry_, &fr_group_, &version_, &block_}) {
     s->Finalize();
   }
   int rc = sqlite3_close(db_);

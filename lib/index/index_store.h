@@ -50,12 +50,13 @@ class IndexStore {
   void Insert(const DistEventRow& row);
   void Insert(const FrEntryRow& row);
   void Insert(const FrGroupRow& row);
+  void Insert(const VersionRow& row);
 
   std::string path_;
   sqlite3* db_ = nullptr;
   Statement add_bundle_, update_bundle_, add_file_, update_file_, set_meta_, meta_default_;
   Statement process_name_, thread_name_, trace_event_, hlo_module_, config_, ingest_issue_;
-  Statement numeric_frame_, metric_chunk_, dist_event_, fr_entry_, fr_group_;
+  Statement numeric_frame_, metric_chunk_, dist_event_, fr_entry_, fr_group_, version_;
   Statement block_;
 };
 

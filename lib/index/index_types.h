@@ -200,6 +200,17 @@ struct FrGroupRow {
   std::optional<int64_t> last_completed;
 };
 
+// One version fact from a version report or an environment dump
+// (parse/version/version_facts.h names the components).
+struct VersionRow {
+  int64_t file_id = 0;
+  int64_t line_no = 0;
+  std::string component;
+  std::string version;
+  std::string detail;
+  std::string source;
+};
+
 struct IngestIssueRow {
   int64_t bundle_id = 0;
   std::string path;

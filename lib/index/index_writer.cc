@@ -79,6 +79,8 @@ size_t OpBytes(const WriteOp& op) {
         } else if constexpr (std::is_same_v<T, FrEntryRow>) {
           return 256 + o.input_sizes.size() + o.output_sizes.size() + o.input_dtypes.size() +
                  o.output_dtypes.size() + (o.frame ? o.frame->size() : 0);
+        } else if constexpr (std::is_same_v<T, VersionRow>) {
+          return 96 + o.component.size() + o.version.size() + o.detail.size();
         } else if constexpr (std::is_same_v<T, FrGroupRow>) {
           return 128 + o.ranks.size();
         } else {
@@ -416,6 +418,11 @@ void IndexWriter::AddFrEntry(const FrEntryRow& row) {
 }
 
 void IndexWriter::AddFrGroup(const FrGroupRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddVersion(const VersionRow& row) {
   impl_->CheckFileId(row.file_id);
   impl_->AddOp(row);
 }

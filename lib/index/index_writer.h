@@ -58,6 +58,7 @@ class IndexWriter {
   void AddDistEvent(const DistEventRow& row);
   void AddFrEntry(const FrEntryRow& row);
   void AddFrGroup(const FrGroupRow& row);
+  void AddVersion(const VersionRow& row);
   void AddIngestIssue(const IngestIssueRow& row);
   // Sets a meta row. schema_version, casefile_version and line_block_format
   // belong to the writer and are overwritten at Commit(); created_at and

@@ -182,6 +182,32 @@ const std::vector<TableSpec>& IndexTables() {
        },
        "",
        {{"configs_by_key", "key", false, "one setting across files"}}},
+      {"versions",
+       "Versions read from version reports (torch collect_env, nvcc, nvidia-smi, gcc, pip, "
+       "ds_report, transformers env, jax.print_environment_info(), which -a nvcc, "
+       "ls -ld /usr/local/cuda*) and environment dumps (PATH, LD_LIBRARY_PATH, CUDA_HOME, "
+       "TORCH_CUDA_ARCH_LIST): one row per fact. The host is the file's.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the report"},
+           {"line_no", "INTEGER", "NOT NULL", "line that printed the fact"},
+           {"component", "TEXT", "NOT NULL",
+            "what the version is of: torch, torch_cuda, nvcc, driver, driver_cuda, gpu_name, "
+            "gpu_compute_capability, gcc, python, os, glibc, cmake, cudnn, nccl, deepspeed, "
+            "deepspeed_build, transformers, accelerate, jax, jaxlib, libtpu, numpy, triton, "
+            "pip:<package>, cuda_toolkit, nvcc_path, cuda_home, path_cuda, "
+            "ld_library_path_cuda, torch_cuda_arch_list (lib/parse/version/version_facts.h)"},
+           {"version", "TEXT", "NOT NULL",
+            "as printed, decorations removed (\"2.3.0+cu121\", \"12.1\", \"550.54.15\"); "
+            "\"\" when the fact is a path that names no release"},
+           {"detail", "TEXT", "NOT NULL",
+            "which one of a multi-valued component: \"GPU 0\", a toolkit or nvcc path; "
+            "\"\" when none"},
+           {"source", "TEXT", "NOT NULL",
+            "the report: collect_env, nvcc, nvidia_smi, nvidia_smi_csv, ds_report, jax_env, "
+            "transformers_env, gcc, pip, conda, which_nvcc, cuda_dirs, env"},
+       },
+       "",
+       {{"versions_by_component", "component", false, "one component across hosts"}}},
       {"numeric_frames",
        "Rows of Transformers DebugUnderflowOverflow tables found in logs (the report printed "
        "when an inf/nan is detected, and trace-mode batches), one row per tensor row of a frame, "

@@ -39,9 +39,10 @@ struct TraceNameOp {
   bool is_thread = false;
 };
 
-using WriteOp = std::variant<AddBundleOp, UpdateBundleOp, AddFileOp, UpdateFileOp, SetMetaOp,
-                             TraceNameOp, TraceEventRow, HloModuleRow, ConfigRow, IngestIssueRow,
-                             NumericFrameRow, MetricChunkRow, DistEventRow, FrEntryRow, FrGroupRow>;
+using WriteOp =
+    std::variant<AddBundleOp, UpdateBundleOp, AddFileOp, UpdateFileOp, SetMetaOp, TraceNameOp,
+                 TraceEventRow, HloModuleRow, ConfigRow, IngestIssueRow, NumericFrameRow,
+                 MetricChunkRow, DistEventRow, FrEntryRow, FrGroupRow, VersionRow>;
 
 // One queue item: the ops first, then a block, either still to compress
 // (`block`) or already compressed by the caller (`stored`); any part may be

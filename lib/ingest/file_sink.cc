@@ -13,6 +13,7 @@
 #include "parse/line/utf8.h"
 #include "parse/numeric/numeric_extractor.h"
 #include "parse/trace/trace_reader.h"
+#include "parse/version/version_facts.h"
 
 namespace casefile {
 namespace {
@@ -44,6 +45,10 @@ class LineSink : public FileSink {
     mtime_us_ = ctx.mtime * 1000000;
     if (ctx.kind == FileKind::kHlo) hlo_.emplace(ctx.path);
     if (ctx.kind == FileKind::kConfig) config_text_.emplace();
+    if (ctx.kind == FileKind::kVersion) {
+      versions_ = std::make_unique<version::VersionExtractor>(
+          ctx.path, [this](const version::VersionFact& f) { AddVersion(f); });
+    }
     if (ctx.kind == FileKind::kLog) {
       numeric_.emplace(
           ctx.file_id,
@@ -75,6 +80,7 @@ class LineSink : public FileSink {
     writer_.EndFileLines(ctx_.file_id);
     if (numeric_) numeric_->Finish();
     if (dist_) dist_->Finish();
+    if (versions_) versions_->Finish();
     if (hlo_ && hlo_->is_module()) {
       HloModuleRow row = hlo_->Finish();
       row.file_id = ctx_.file_id;
@@ -137,6 +143,11 @@ class LineSink : public FileSink {
     if (hlo_) hlo_->AddLine(text);
     if (numeric_) numeric_->AddLine(record_);
     if (dist_) dist_->AddLine(record_);
+    if (versions_) versions_->AddLine(record_.line_no, text);
+  }
+
+  void AddVersion(const version::VersionFact& f) {
+    writer_.AddVersion({ctx_.file_id, f.line_no, f.component, f.version, f.detail, f.source});
   }
 
   void FinishConfig() {
@@ -151,6 +162,10 @@ class LineSink : public FileSink {
           ConfigFormatForPath(ctx_.path), *config_text_,
           [&](std::string_view key, std::string_view value, int64_t line_no) {
             writer_.AddConfig({ctx_.file_id, std::string(key), std::string(value), line_no});
+            // Environment dumps are configs; the CUDA paths and arch list in
+            // them are version facts too.
+            version::EnvVersionFacts(key, value, line_no,
+                                     [this](const version::VersionFact& f) { AddVersion(f); });
           });
     } catch (const Error& e) {
       writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, "config_invalid", e.what()});
@@ -171,6 +186,7 @@ class LineSink : public FileSink {
   std::optional<std::string> config_text_;
   std::optional<numeric::NumericExtractor> numeric_;
   std::optional<dist::DistExtractor> dist_;
+  std::unique_ptr<version::VersionExtractor> versions_;
   bool config_too_large_ = false;
   FileStats stats_;
 };

@@ -97,6 +97,18 @@ const Required kRequired[] = {
     {kAnchorLaunch, "Launch ID: 193"},
     // rank_host.cc
     {kAnchorNranks, "comm 0x55d0 rank 12 nranks 16 cudaDev 4"},
+    // build_lines.cc (it reads kAnchorBuild | kAnchorCuda | kAnchorFail | kAnchorExit)
+    {kAnchorBuild, "RuntimeError: Error building extension 'fused_adam'"},
+    {kAnchorFail, "ninja: build stopped: subcommand failed."},
+    {kAnchorExit, "Command '['ninja', '-v']' returned non-zero exit status 1."},
+    {kAnchorFail | kAnchorExit, "error: command '/usr/bin/gcc' failed with exit code 1"},
+    {kAnchorFail, "ERROR: Failed building wheel for flash-attn"},
+    {kAnchorCuda, "Installed CUDA version 11.8 does not match the version torch was compiled"},
+    {kAnchorCuda, "The detected CUDA version (11.8) mismatches the version that was used"},
+    {kAnchorBuild, "#error -- unsupported GNU version! gcc versions later than 11"},
+    {kAnchorBuild, "#error -- unsupported clang version! clang version must be less than 16"},
+    {kAnchorBuild, "nvcc fatal   : Unsupported gpu architecture 'compute_90'"},
+    {kAnchorCuda, "NVIDIA H100 with CUDA capability sm_90 is not compatible with the current"},
 };
 
 TEST(DistPrefilter, EveryReaderLiteralHoldsItsAnchor) {

@@ -142,7 +142,8 @@ bool IsVersionName(const NameParts& n) {
   if (BaseStartsWithAnyWord(
           n, {"collect_env", "nvidia_smi", "ds_report", "pip_list", "pip_freeze", "conda_list",
               "jax_env", "jax_environment", "print_environment_info", "transformers_env",
-              "transformers_cli_env", "env_report"})) {
+              "transformers_cli_env", "env_report", "which_nvcc", "cuda_dirs", "cuda_toolkits",
+              "ls_cuda"})) {
     return true;
   }
   return StemIs(n, "nvcc") || StemIs(n, "nvcc_version") || StemIs(n, "gcc") ||

@@ -74,7 +74,8 @@
 //   7. kVersion by name: a "versions" or "version" directory, or a base name
 //      that starts with collect_env, nvidia_smi, ds_report, pip_list,
 //      pip_freeze, conda_list, jax_env, print_environment_info,
-//      transformers_env, env_report, or is nvcc[_version], gcc[_version]
+//      transformers_env, env_report, which_nvcc, cuda_dirs, cuda_toolkits,
+//      ls_cuda, or is nvcc[_version], gcc[_version]
 //      ('-' and ' ' count as '_').
 //   8. kSysinfo by name: a "sysinfo"/"system_info" directory, or a base name
 //      that starts with dmesg, kern.log, syslog, journal(ctl), sysctl,

@@ -11,6 +11,7 @@ DistExtractor::DistExtractor(int64_t file_id, std::function<void(const DistEvent
   families_.push_back(MakeProgramProgressFamily());
   families_.push_back(MakeStepTimeFamily());
   families_.push_back(MakeRankHostFamily());
+  families_.push_back(MakeBuildLinesFamily());
 }
 
 void DistExtractor::AddLine(const LineRecord& line) {

@@ -79,5 +79,6 @@ std::unique_ptr<DistFamily> MakeJaxCoordinationFamily();  // jax_coordination.cc
 std::unique_ptr<DistFamily> MakeProgramProgressFamily();  // program_progress.cc
 std::unique_ptr<DistFamily> MakeStepTimeFamily();         // step_time.cc
 std::unique_ptr<DistFamily> MakeRankHostFamily();         // rank_host.cc
+std::unique_ptr<DistFamily> MakeBuildLinesFamily();       // build_lines.cc
 
 }  // namespace casefile::dist

@@ -64,6 +64,28 @@ inline constexpr const char* kStepTime = "step_time";
 // communicator was split from another ("ncclCommSplit comm ... parent 0x...
 // color C key K", "comm ... parent 0x..."): its rank is the rank inside the
 // sub-group, never the global rank.
+// A failed or refused build of a CUDA/C++ extension, or a set-up error that
+// names the toolchain (build_lines.cc). op says which:
+//  - kBuildExtensionFailed: "Error building extension 'NAME'" (detail NAME),
+//    "ninja: build stopped", CalledProcessError of ninja, setuptools "error:
+//    command 'X' failed with exit code N" (detail X), pip "Failed building
+//    wheel for NAME" (detail NAME);
+//  - kBuildCudaMismatch: DeepSpeed's "Installed CUDA version X does not match
+//    the version torch was compiled with Y", torch's "The detected CUDA
+//    version (X) mismatches the version that was used to compile PyTorch
+//    (Y)" (detail "installed=X torch=Y");
+//  - kBuildGccUnsupported: host_config.h's "unsupported GNU version! gcc
+//    versions later than N" (value N, detail "gcc"), "unsupported clang
+//    version! clang version must be less than N" (value N-1, detail "clang");
+//  - kBuildArchUnsupported: torch's "<GPU> with CUDA capability sm_XY is not
+//    compatible with the current PyTorch installation" (detail "sm_XY (GPU)
+//    supported: sm_50 ..."), nvcc's "Unsupported gpu architecture
+//    'compute_XY'" (detail "compute_XY").
+inline constexpr const char* kBuildError = "build_error";
+inline constexpr const char* kBuildExtensionFailed = "extension_failed";
+inline constexpr const char* kBuildCudaMismatch = "cuda_mismatch";
+inline constexpr const char* kBuildGccUnsupported = "gcc_unsupported";
+inline constexpr const char* kBuildArchUnsupported = "arch_unsupported";
 inline constexpr const char* kRankHost = "rank_host";
 inline constexpr const char* kSplitDetail = "split";
 

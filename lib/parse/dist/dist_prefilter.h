@@ -54,6 +54,14 @@
 //                    (tqdm's it/s).
 //   kAnchorStepWord  "tep" (step, global_step), "iter" (iter, iteration),
 //                    "t/s" and "/it" (tqdm bars, which name no step word).
+//  build_lines.cc:
+//   kAnchorBuild     "xte" (Error building extension), "nsu" (unsupported
+//                    GNU / clang version, Unsupported gpu architecture); the
+//                    family also reads kAnchorCuda ("CUDA version",
+//                    "CUDA capability"), kAnchorFail (ninja's "build stopped:
+//                    subcommand failed", setuptools' "failed with exit",
+//                    pip's "Failed building wheel") and kAnchorExit
+//                    (CalledProcessError's "non-zero exit status").
 //  rank_host.cc:
 //   kAnchorNranks    "nra": NCCL's "comm ... rank R nranks N".
 //   kLineHostRank    not read from the text: the line's wrappers named both
@@ -86,13 +94,14 @@ enum Anchor : uint32_t {
   kAnchorStepWord = 1u << 13,
   kAnchorNranks = 1u << 14,
   kAnchorWorkNccl = 1u << 15,
-  kLineHostRank = 1u << 16,
-  kLineOpenHead = 1u << 17,
+  kAnchorBuild = 1u << 16,
+  kLineHostRank = 1u << 17,
+  kLineOpenHead = 1u << 18,
 };
 
 // An n-gram: an ASCII letter matches either case, any other byte only
 // itself. At most kMaxGramBytes bytes, all below 0x80. The scans match the
-// grams eight at a time, grams of one length together (40 grams: 5 sets);
+// grams eight at a time, grams of one length together (42 grams: 6 sets, one of four-byte grams);
 // each further set costs about a fifth more scan time, so grams are few and
 // three bytes long where that is rare enough.
 inline constexpr size_t kMaxGramBytes = 4;
@@ -144,6 +153,8 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorStepWord, "iter"},
     {kAnchorNranks, "nra"},
     {kAnchorWorkNccl, "kncc"},
+    {kAnchorBuild, "xte"},
+    {kAnchorBuild, "nsu"},
 };
 
 // The Anchor bits of the n-grams found in `text`. One pass with SSSE3, AVX2

@@ -1,0 +1,123 @@
+// The build-failure lines (kind build_error) as torch.utils.cpp_extension,
+// DeepSpeed's op builder, ninja, setuptools, pip, nvcc and torch.cuda print
+// them, behind the prefixes real logs add; and the normal build chatter that
+// must not become an event.
+#include <gtest/gtest.h>
+
+#include "parse/dist/dist_kinds.h"
+#include "parse/dist_test_util.h"
+
+namespace casefile::dist {
+namespace {
+
+std::vector<DistEventRow> Feed(const std::vector<std::string>& lines) {
+  auto family = MakeBuildLinesFamily();
+  return test::FeedFamily(*family, lines, 7, 2024);
+}
+
+TEST(DistBuildLines, ExtensionFailureLines) {
+  const auto rows = Feed({
+      "[rank0]: FAILED: multi_tensor_adam.cuda.o",
+      "[rank0]: ninja: build stopped: subcommand failed.",
+      "[rank0]: subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero "
+      "exit status 1.",
+      "[rank0]: RuntimeError: Error building extension 'fused_adam'",
+      "      error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1",
+      "  ERROR: Failed building wheel for flash-attn",
+  });
+  ASSERT_EQ(rows.size(), 5u);
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.kind, kBuildError);
+    EXPECT_EQ(r.op, kBuildExtensionFailed);
+  }
+  EXPECT_EQ(rows[0].line_no, 2);
+  EXPECT_EQ(rows[0].rank, 0);
+  EXPECT_EQ(rows[0].detail, "ninja");
+  EXPECT_EQ(rows[1].line_no, 3);
+  EXPECT_EQ(rows[2].detail, "fused_adam");
+  EXPECT_EQ(rows[3].detail, "/usr/local/cuda/bin/nvcc");
+  EXPECT_EQ(rows[4].detail, "flash-attn");
+}
+
+TEST(DistBuildLines, CudaMismatchBothWordings) {
+  const auto rows = Feed({
+      "[default3]:Exception: >- DeepSpeed Op Builder: Installed CUDA version 11.8 does not "
+      "match the version torch was compiled with 12.1, unable to compile cuda/cpp extensions "
+      "without a matching cuda version.",
+      "UserWarning: The detected CUDA version (12.2) mismatches the version that was used to "
+      "compile PyTorch (12.1). Please make sure to use the same CUDA versions.",
+      "Installed CUDA version 12.4 does not match the version torch was compiled with 12.1 but "
+      "since the APIs are compatible, accepting this combination",
+  });
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].op, kBuildCudaMismatch);
+  EXPECT_EQ(rows[0].detail, "installed=11.8 torch=12.1");
+  EXPECT_EQ(rows[0].local_rank, 3);
+  EXPECT_EQ(rows[1].detail, "installed=12.2 torch=12.1");
+  EXPECT_EQ(rows[2].detail, "installed=12.4 torch=12.1");
+}
+
+TEST(DistBuildLines, UnsupportedCompilers) {
+  const auto rows = Feed({
+      "/usr/local/cuda-11.8/include/crt/host_config.h:132:2: error: #error -- unsupported GNU "
+      "version! gcc versions later than 11 are not supported! The nvcc flag "
+      "'-allow-unsupported-compiler' can be used to override this version check",
+      "/usr/local/cuda/include/crt/host_config.h:151:2: error: -- unsupported clang version! "
+      "clang version must be less than 16 and greater than 3.2 . The nvcc flag",
+  });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].op, kBuildGccUnsupported);
+  EXPECT_EQ(rows[0].detail, "gcc");
+  EXPECT_EQ(rows[0].value, 11.0);
+  EXPECT_EQ(rows[1].detail, "clang");
+  EXPECT_EQ(rows[1].value, 15.0);
+}
+
+TEST(DistBuildLines, ArchitectureMessages) {
+  const auto rows = Feed({
+      "/opt/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:215: UserWarning: ",
+      "NVIDIA H100 80GB HBM3 with CUDA capability sm_90 is not compatible with the current "
+      "PyTorch installation.",
+      "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.",
+      "If you want to use the NVIDIA H100 80GB HBM3 GPU with PyTorch, please check the "
+      "instructions at https://pytorch.org/get-started/locally/",
+      "nvcc fatal   : Unsupported gpu architecture 'compute_90'",
+  });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].op, kBuildArchUnsupported);
+  EXPECT_EQ(rows[0].line_no, 2);
+  EXPECT_EQ(rows[0].detail, "sm_90 (NVIDIA H100 80GB HBM3) supported: sm_37 sm_50 sm_60 sm_70");
+  EXPECT_EQ(rows[1].line_no, 5);
+  EXPECT_EQ(rows[1].detail, "compute_90");
+}
+
+TEST(DistBuildLines, ArchitectureWarningAtEndOfFile) {
+  const auto rows =
+      Feed({"UserWarning: NVIDIA A10 with CUDA capability sm_86 is not compatible "
+            "with the current PyTorch installation."});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].detail, "sm_86 (NVIDIA A10)");
+}
+
+TEST(DistBuildLines, SuccessfulBuildsAndLookalikesAreNotEvents) {
+  const auto rows = Feed({
+      "Using /root/.cache/torch_extensions/py310_cu121 as PyTorch extensions root...",
+      "Detected CUDA files, patching ldflags",
+      "Emitting ninja build file "
+      "/root/.cache/torch_extensions/py310_cu121/fused_adam/build.ninja...",
+      "Building extension module fused_adam...",
+      "Allowing ninja to set a default number of workers... (overridable by setting the "
+      "environment variable MAX_JOBS=N)",
+      "ninja: no work to do.",
+      "Loading extension module fused_adam...",
+      "Time to load fused_adam op: 0.10 seconds",
+      "[1/3] /usr/local/cuda/bin/nvcc -DTORCH_EXTENSION_NAME=fused_adam -c multi_tensor_adam.cu",
+      "CUDA extension build finished; exit code 0",
+      "INFO: 12 tests failed to match the expected version of torch",
+      "error_rate=0.01 failed_requests=0 exit_code=0",
+  });
+  EXPECT_TRUE(rows.empty()) << rows.front().line_no;
+}
+
+}  // namespace
+}  // namespace casefile::dist
