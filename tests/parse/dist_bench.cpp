@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
       {"torch", dist::MakeTorchWatchdogFamily},      {"crash", dist::MakeCrashFamily},
       {"launcher", dist::MakeLauncherFamily},        {"jax", dist::MakeJaxCoordinationFamily},
       {"progress", dist::MakeProgramProgressFamily}, {"step", dist::MakeStepTimeFamily},
-      {"rank_host", dist::MakeRankHostFamily}};
+      {"rank_host", dist::MakeRankHostFamily},       {"build", dist::MakeBuildLinesFamily}};
   for (const auto& [name, make] : families) {
     size_t rows = 0;
     dist::DistEmitter out(1, [&rows](const DistEventRow&) { ++rows; });
