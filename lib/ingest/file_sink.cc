@@ -49,7 +49,10 @@ class LineSink : public FileSink {
       versions_ = std::make_unique<version::VersionExtractor>(
           ctx.path, [this](const version::VersionFact& f) { AddVersion(f); });
     }
-    if (ctx.kind == FileKind::kLog) {
+    // Version files too: a job log whose first lines are a version report
+    // (a SLURM .out that starts with nvidia-smi, an install log that prints
+    // nvcc -V) is classified as one, and its failures must not be lost.
+    if (ctx.kind == FileKind::kLog || ctx.kind == FileKind::kVersion) {
       numeric_.emplace(
           ctx.file_id,
           numeric::NumericSinks{[this](const NumericFrameRow& r) { writer_.AddNumericFrame(r); },

@@ -192,6 +192,38 @@ TEST(BuildAnalyzer, EnvironmentToolkitsArchAndSkew) {
   EXPECT_EQ(r.findings.size(), 3u) << Codes(r);
 }
 
+TEST(BuildAnalyzer, AJobLogThatStartsWithAVersionReportKeepsItsFailures) {
+  // A SLURM job script that prints `nvcc --version` first: the file is
+  // classified as a version report, and its build failure is still read.
+  test::TempDir tmp;
+  const std::string root = tmp.Join("b");
+  test::WriteFile(root + "/node-3/slurm-88121.out",
+                  "nvcc: NVIDIA (R) Cuda compiler driver\n"                             // 1
+                  "Copyright (c) 2005-2023 NVIDIA Corporation\n"                        // 2
+                  "Built on Tue_Feb__7_19:32:13_PST_2023\n"                             // 3
+                  "Cuda compilation tools, release 12.1, V12.1.66\n"                    // 4
+                  "Build cuda_12.1.r12.1/compiler.32415258_0\n"                         // 5
+                  "Building extension module fused_adam...\n"                           // 6
+                  "csrc/fused_adam.cu(12): error: identifier \"half2\" is undefined\n"  // 7
+                  "ninja: build stopped: subcommand failed.\n"                          // 8
+                  "RuntimeError: Error building extension 'fused_adam'\n");             // 9
+  const auto index = Index(tmp, root);
+  const AnalysisResult r = RunBuild(*index);
+  const Finding* ext = Find(r, "build.extension_failed");
+  ASSERT_NE(ext, nullptr) << Codes(r);
+  EXPECT_EQ(Cited(*ext), (std::set<std::pair<std::string, int64_t>>{
+                             {"node-3/slurm-88121.out", 7}, {"node-3/slurm-88121.out", 9}}));
+  int nvcc_rows = 0;
+  index->Query("SELECT version, line_no FROM versions WHERE component = 'nvcc'",
+               [&](const QueryRow& row) {
+                 EXPECT_EQ(row.values[0], "12.1.66");
+                 EXPECT_EQ(row.values[1], "4");
+                 ++nvcc_rows;
+                 return true;
+               });
+  EXPECT_EQ(nvcc_rows, 1);
+}
+
 TEST(BuildAnalyzer, ConsistentHostsAndSuccessfulBuildsAreQuiet) {
   test::TempDir tmp;
   const std::string root = tmp.Join("b");

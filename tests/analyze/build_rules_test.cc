@@ -29,7 +29,8 @@ class BuildRulesTest : public ::testing::Test {
       e.line = line;
       return e;
     };
-    facts_.first_compiler_error = [this](int64_t file, int64_t from, int64_t to) {
+    facts_.first_compiler_error = [this](int64_t file, int64_t from, int64_t to,
+                                         const std::string& /*host*/) {
       std::optional<CompilerErrorLine> found;
       size_t count = 0;
       for (const auto& [key, text] : lines_) {
@@ -176,6 +177,24 @@ TEST_F(BuildRulesTest, WhichNvccStandsForPath) {
   EXPECT_EQ(Cited(*f), (std::set<std::pair<std::string, int64_t>>{{"f32", 1}, {"f31", 2}}));
 }
 
+TEST_F(BuildRulesTest, AMajorOnlyToolkitMatchesItsMinors) {
+  Ver("node-0", 31, 2, v::kCudaHome, "12", v::kSourceEnv, "/usr/local/cuda-12");
+  Ver("node-0", 31, 7, v::kPathCuda, "12.1", v::kSourceEnv, "/usr/local/cuda-12.1/bin");
+  Ver("node-0", 31, 5, v::kLdPathCuda, "12.1", v::kSourceEnv, "/usr/local/cuda-12.1/lib64");
+  EXPECT_FALSE(BuildMultipleToolkits(facts_));
+}
+
+TEST_F(BuildRulesTest, DistributionNvccTakesTheReleaseNvccPrinted) {
+  // apt's toolkit first on PATH (/usr/bin/nvcc, 11.5), CUDA_HOME on 12.1.
+  Ver("node-0", 32, 1, v::kNvccPath, "", v::kSourceWhichNvcc, "/usr/bin/nvcc");
+  Ver("node-0", 32, 2, v::kNvccPath, "12.1", v::kSourceWhichNvcc, "/usr/local/cuda-12.1/bin/nvcc");
+  Ver("node-0", 33, 4, v::kNvcc, "11.5.119", v::kSourceNvcc);
+  Ver("node-0", 31, 2, v::kCudaHome, "12.1", v::kSourceEnv, "/usr/local/cuda-12.1");
+  const auto f = BuildMultipleToolkits(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("PATH -> /usr/bin/nvcc (CUDA 11.5)"), std::string::npos) << f->summary;
+}
+
 // ---- build.compiler_unsupported ----------------------------------------------
 
 TEST_F(BuildRulesTest, GccTooNewForNvcc) {
@@ -293,7 +312,53 @@ TEST_F(BuildRulesTest, FailureWithoutCompilerOutputStillCites) {
   const auto f = BuildExtensionFailed(facts_);
   ASSERT_TRUE(f);
   EXPECT_EQ(Cited(*f), (std::set<std::pair<std::string, int64_t>>{{"f70", 20}}));
-  EXPECT_NE(f->summary.find("No compiler error line"), std::string::npos);
+  EXPECT_NE(f->summary.find("No compiler ran"), std::string::npos) << f->summary;
+}
+
+TEST_F(BuildRulesTest, BuildsOfSeveralHostsInOneFileAreKeptApart) {
+  // pdsh: both workers fail in one file; each build cites its own host's error.
+  facts_.first_compiler_error = [](int64_t /*file*/, int64_t from, int64_t to,
+                                   const std::string& host) -> std::optional<CompilerErrorLine> {
+    const int64_t line = host == "worker-0" ? 100 : 110;
+    if (line < from || line > to) return std::nullopt;
+    return CompilerErrorLine{line, host + ": x.cu(1): error: boom", 1};
+  };
+  Err("worker-0", 70, 150, dist::kBuildExtensionFailed, "fused_adam");
+  Err("worker-1", 70, 160, dist::kBuildExtensionFailed, "fused_adam");
+  const auto f = BuildExtensionFailed(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Hosts(*f), (std::set<std::string>{"worker-0", "worker-1"}));
+  EXPECT_EQ(Cited(*f), (std::set<std::pair<std::string, int64_t>>{
+                           {"f70", 100}, {"f70", 150}, {"f70", 110}, {"f70", 160}}));
+  EXPECT_NE(f->summary.find("2 failed build(s)"), std::string::npos) << f->summary;
+}
+
+TEST_F(BuildRulesTest, CompilerOutputAfterTheRuntimeErrorIsSearched) {
+  // A build that was not verbose: the compiler's output follows "Error
+  // building extension 'my_ops':".
+  lines_[{70, 19}] = "/work/my_kernel.cu(45): error: identifier \"__hmax2\" is undefined";
+  Err("node-0", 70, 7, dist::kBuildExtensionFailed, "ninja");
+  Err("node-0", 70, 16, dist::kBuildExtensionFailed, "my_ops");
+  Err("node-0", 70, 23, dist::kBuildExtensionFailed, "ninja");
+  const auto f = BuildExtensionFailed(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Cited(*f), (std::set<std::pair<std::string, int64_t>>{{"f70", 19}, {"f70", 23}}));
+  EXPECT_NE(f->summary.find("'my_ops'"), std::string::npos) << f->summary;
+}
+
+TEST_F(BuildRulesTest, ASetuptoolsCommandIsNotTheExtension) {
+  Err("node-0", 70, 40, dist::kBuildExtensionFailed, "command: gcc");
+  Err("node-0", 70, 52, dist::kBuildExtensionFailed, "apex");
+  const auto f = BuildExtensionFailed(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("the extension 'apex'"), std::string::npos) << f->summary;
+}
+
+TEST_F(BuildRulesTest, AMessageNamingOneSideStillSaysWhich) {
+  Err("node-0", 40, 12, dist::kBuildCudaMismatch, "installed= torch=12.1");
+  const auto f = BuildCudaMismatch(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("(CUDA 12.1 for torch)"), std::string::npos) << f->summary;
 }
 
 // ---- build.version_skew --------------------------------------------------------
@@ -337,6 +402,17 @@ TEST_F(BuildRulesTest, OneReportSharedByAllHostsIsCompared) {
   Ver("node-0", 11, 3, v::kTorch, "2.3.1", v::kSourcePip);
   Ver("node-1", 21, 3, v::kTorch, "2.3.1", v::kSourcePip);
   Ver("node-1", 20, 2, v::kTorch, "2.3.1+cu121", v::kSourceCollectEnv);
+  EXPECT_FALSE(BuildVersionSkew(facts_));
+}
+
+TEST_F(BuildRulesTest, LocalTagsAcrossReportsAreNotSkew) {
+  // node-0: collect_env and ds_report; node-1: pip only. Same builds.
+  Ver("node-0", 10, 2, v::kTorch, "2.3.1+cu121", v::kSourceCollectEnv);
+  Ver("node-0", 12, 5, v::kDeepspeed, "0.14.4+a3f2c1d", v::kSourceDsReport);
+  Ver("node-1", 21, 3, v::kTorch, "2.3.1", v::kSourcePip);
+  Ver("node-1", 21, 4, v::kDeepspeed, "0.14.4", v::kSourcePip);
+  // A report without a host is not a host of its own.
+  Ver("", 5, 1, v::kTorch, "2.1.0", v::kSourcePip);
   EXPECT_FALSE(BuildVersionSkew(facts_));
 }
 

@@ -47,6 +47,40 @@ TEST(BuildVersionText, GpuCapabilities) {
   EXPECT_FALSE(ComputeCapabilityOfGpu("AMD Instinct MI300X").has_value());
 }
 
+// Model names of other families and generations, and look-alikes.
+TEST(BuildVersionText, GpuCapabilitiesMoreModels) {
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA A10G"), (Release{8, 6}));  // AWS g5
+  EXPECT_EQ(ComputeCapabilityOfGpu("Tesla V100S-PCIE-32GB"), (Release{7, 0}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA RTX A5000"), (Release{8, 6}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA RTX 4000 Ada Generation"), (Release{8, 9}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("Quadro RTX 8000"), (Release{7, 5}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA GeForce RTX 5090"), (Release{12, 0}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA RTX PRO 6000 Blackwell Server Edition"),
+            (Release{12, 0}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA GeForce GTX 1080 Ti"), (Release{6, 1}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA GeForce GTX 1660 SUPER"), (Release{7, 5}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA H20"), (Release{9, 0}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA H200 NVL"), (Release{9, 0}));
+  EXPECT_EQ(ComputeCapabilityOfGpu("Tesla K80"), (Release{3, 7}));
+  // nvidia-smi 470 cuts long names.
+  EXPECT_EQ(ComputeCapabilityOfGpu("NVIDIA A100-SXM..."), (Release{8, 0}));
+  // A family row needs its digits; a model needs its word end.
+  EXPECT_FALSE(ComputeCapabilityOfGpu("NVIDIA RTX Anything").has_value());
+  EXPECT_FALSE(ComputeCapabilityOfGpu("NVIDIA T400").has_value());
+  EXPECT_FALSE(ComputeCapabilityOfGpu("ERR!").has_value());
+}
+
+// "10.0f" (family-specific, CUDA 12.9+) runs on the family's later minors;
+// "9.0a" on 9.0 only.
+TEST(BuildVersionText, ArchListFamilySpecific) {
+  const auto family = ParseArchList("9.0a;10.0f");
+  ASSERT_EQ(family.size(), 2u);
+  EXPECT_TRUE(ArchListCovers(family, {10, 3}));
+  EXPECT_TRUE(ArchListCovers(family, {9, 0}));
+  EXPECT_FALSE(ArchListCovers(family, {12, 0}));
+  EXPECT_FALSE(ArchListCovers(ParseArchList("9.0a"), {9, 1}));
+}
+
 TEST(BuildVersionText, ArchListCoverage) {
   const auto list = ParseArchList("7.0;8.0 8.6");
   ASSERT_EQ(list.size(), 3u);
@@ -82,6 +116,28 @@ TEST(BuildCompilerErrors, RealErrorLines) {
   }
 }
 
+// The driver, pass and linker forms, nvcc's front end and its killed
+// passes (a build that ran out of memory).
+TEST(BuildCompilerErrors, ToolAndFrontEndErrors) {
+  for (const char* line : {
+           "csrc/flash_attn/flash_api.cpp(3): catastrophic error: cannot open source file "
+           "\"cute/tensor.hpp\"",
+           "nvcc error   : 'cicc' died due to signal 9 (Kill signal)",
+           "nvcc error   : 'ptxas' died due to signal 9 (Kill signal)",
+           "g++: fatal error: Killed signal terminated program cc1plus",
+           "x86_64-linux-gnu-gcc: error: unrecognized command-line option '-mavx512fp16'",
+           "gcc-12: error: csrc/x.cpp: No such file or directory",
+           "gcc: error trying to exec 'cc1plus': execvp: No such file or directory",
+           "clang++: error: no such file or directory: 'csrc/x.cpp'",
+           "ld.lld: error: undefined symbol: cublasLtMatmul",
+           "/usr/bin/ld.gold: error: cannot find -lcudart",
+           "mold: error: library not found: cuda",
+           "      /tmp/pip-install-x/csrc/x.h:7:10: fatal error: cute/copy.hpp: No such file",
+       }) {
+    EXPECT_TRUE(IsCompilerErrorLine(line)) << line;
+  }
+}
+
 TEST(BuildCompilerErrors, NotErrors) {
   for (const char* line : {
            "csrc/x.cu(12): warning #177-D: variable \"idx\" was declared but never referenced",
@@ -92,6 +148,12 @@ TEST(BuildCompilerErrors, NotErrors) {
            "collect2: error: ld returned 1 exit status",
            "step 10: error_rate: 0.1",
            "2024-05-01 12:00:00 ERROR: something else",
+           "clang: error: linker command failed with exit code 1 (use -v to see invocation)",
+           "  132 | #error -- unsupported GNU version! gcc versions later than 11 are not",
+           "train.py: error: unrecognized arguments: --fp8",
+           "pip: error: no such option: --foo",
+           "ninja: error: loading 'build.ninja': No such file or directory",
+           "nvcc warning : The 'compute_35' architecture is deprecated",
        }) {
     EXPECT_FALSE(IsCompilerErrorLine(line)) << line;
   }

@@ -64,6 +64,35 @@ TEST(ConfigIniTest, EnvFiles) {
   EXPECT_EQ(Flatten(ConfigFormat::kEnv, kEnv), expected);
 }
 
+TEST(ConfigIniTest, ShellExportListings) {
+  // bash's `export -p`, zsh's `typeset -x`, and a bare `export`.
+  constexpr std::string_view kEnv =
+      "declare -x CUDA_HOME=\"/usr/local/cuda-12.1\"\n"               // 1
+      "declare -rx LD_LIBRARY_PATH=\"/usr/local/cuda-12.1/lib64\"\n"  // 2
+      "declare -x OLDPWD\n"                                           // 3: no value
+      "typeset -x PATH=/usr/local/cuda-12.1/bin:/usr/bin\n"           // 4
+      "export\tTORCH_CUDA_ARCH_LIST=\"8.0;9.0\"\n";                   // 5
+  std::vector<ConfigEntry> expected = {
+      {"CUDA_HOME", "/usr/local/cuda-12.1", 1},
+      {"LD_LIBRARY_PATH", "/usr/local/cuda-12.1/lib64", 2},
+      {"PATH", "/usr/local/cuda-12.1/bin:/usr/bin", 4},
+      {"TORCH_CUDA_ARCH_LIST", "8.0;9.0", 5},
+  };
+  EXPECT_EQ(Flatten(ConfigFormat::kEnv, kEnv), expected);
+}
+
+TEST(ConfigIniTest, ProcEnvironIsNulSeparated) {
+  using namespace std::string_view_literals;
+  constexpr std::string_view kEnviron =
+      "HOME=/root\0CUDA_HOME=/usr/local/cuda\0LD_LIBRARY_PATH=/usr/local/cuda/lib64\0"sv;
+  std::vector<ConfigEntry> expected = {
+      {"HOME", "/root", 1},
+      {"CUDA_HOME", "/usr/local/cuda", 1},
+      {"LD_LIBRARY_PATH", "/usr/local/cuda/lib64", 1},
+  };
+  EXPECT_EQ(Flatten(ConfigFormat::kEnv, kEnviron), expected);
+}
+
 TEST(ConfigIniTest, Toml) {
   constexpr std::string_view kToml =
       "# launcher\n"                     // 1

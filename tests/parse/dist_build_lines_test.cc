@@ -35,7 +35,7 @@ TEST(DistBuildLines, ExtensionFailureLines) {
   EXPECT_EQ(rows[0].detail, "ninja");
   EXPECT_EQ(rows[1].line_no, 3);
   EXPECT_EQ(rows[2].detail, "fused_adam");
-  EXPECT_EQ(rows[3].detail, "/usr/local/cuda/bin/nvcc");
+  EXPECT_EQ(rows[3].detail, "command: /usr/local/cuda/bin/nvcc");
   EXPECT_EQ(rows[4].detail, "flash-attn");
 }
 
@@ -97,6 +97,120 @@ TEST(DistBuildLines, ArchitectureWarningAtEndOfFile) {
             "with the current PyTorch installation."});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].detail, "sm_86 (NVIDIA A10)");
+}
+
+// torch's refusal wraps after "compile" (its template holds a newline);
+// the minor-only warning is one line; apex names only torch's release.
+TEST(DistBuildLines, CudaMismatchAsTorchAndApexPrintIt) {
+  const auto rows = Feed({
+      "      RuntimeError:",  // 1
+      "      The detected CUDA version (11.8) mismatches the version that was used to compile",  // 2
+      "      PyTorch (12.1). Please make sure to use the same CUDA versions.",  // 3
+      "/opt/venv/lib/python3.10/site-packages/torch/utils/cpp_extension.py:424: UserWarning: "
+      "The detected CUDA version (12.2) has a minor version mismatch with the version that "
+      "was used to compile PyTorch (12.1). Most likely this shouldn't be a problem.",      // 4
+      "The detected CUDA version (11.7) mismatches the version that was used to compile",  // 5
+      "Traceback (most recent call last):",                                                // 6
+      "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not "
+      "match the version used to compile Pytorch binaries.  Pytorch binaries were compiled "
+      "with Cuda 12.1.",  // 7
+  });
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& r : rows) EXPECT_EQ(r.op, kBuildCudaMismatch);
+  EXPECT_EQ(rows[0].line_no, 2);
+  EXPECT_EQ(rows[0].detail, "installed=11.8 torch=12.1");
+  EXPECT_EQ(rows[1].line_no, 4);
+  EXPECT_EQ(rows[1].detail, "installed=12.2 torch=12.1");
+  // The wrap was lost: torch's release is unknown.
+  EXPECT_EQ(rows[2].line_no, 5);
+  EXPECT_EQ(rows[2].detail, "installed=11.7 torch=");
+  EXPECT_EQ(rows[3].line_no, 7);
+  EXPECT_EQ(rows[3].detail, "installed= torch=12.1");
+}
+
+TEST(DistBuildLines, CudaMismatchWrapAtEndOfFile) {
+  const auto rows =
+      Feed({"The detected CUDA version (11.8) mismatches the version that was used to compile"});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].detail, "installed=11.8 torch=");
+}
+
+// Builds that stop before any compiler runs, and the other tools' wording.
+TEST(DistBuildLines, MoreExtensionFailures) {
+  const auto rows = Feed({
+      "RuntimeError: Error compiling objects for extension",     // 1
+      "RuntimeError: Ninja is required to load C++ extensions",  // 2
+      "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA "
+      "install root.",  // 3
+      "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, "
+      "unable to compile CUDA op(s)",                                                   // 4
+      "      error: command 'x86_64-linux-gnu-g++' failed: No such file or directory",  // 5
+      "  \xC3\x97 Failed to build `flash-attn==2.5.8`",                                 // 6
+      "error: command 'gcc' failed with exit status 1",                                 // 7
+      "error: Failed to download and build `flash-attn==2.6.3`",                        // 8
+  });
+  ASSERT_EQ(rows.size(), 8u);
+  for (const auto& r : rows) EXPECT_EQ(r.op, kBuildExtensionFailed);
+  EXPECT_FALSE(rows[0].detail.has_value());
+  EXPECT_EQ(rows[1].detail, "ninja");
+  EXPECT_FALSE(rows[2].detail.has_value());
+  EXPECT_EQ(rows[3].line_no, 4);
+  EXPECT_FALSE(rows[3].detail.has_value());
+  EXPECT_EQ(rows[4].detail, "command: x86_64-linux-gnu-g++");
+  EXPECT_EQ(rows[5].detail, "flash-attn");
+  EXPECT_EQ(rows[6].detail, "command: gcc");
+  EXPECT_EQ(rows[7].detail, "flash-attn");
+}
+
+// gcc echoes the source line under its diagnostic: one refusal, not two.
+TEST(DistBuildLines, SourceEchoIsNotASecondEvent) {
+  const auto rows = Feed({
+      "/usr/local/cuda/include/crt/host_config.h:132:2: error: #error -- unsupported GNU "
+      "version! gcc versions later than 11 are not supported!",
+      "  132 | #error -- unsupported GNU version! gcc versions later than 11 are not supported!",
+      "      |  ^~~~~",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[0].op, kBuildGccUnsupported);
+}
+
+// torch on a GPU older than its oldest architecture.
+TEST(DistBuildLines, GpuTooOld) {
+  const auto rows = Feed({
+      "/opt/venv/lib/python3.8/site-packages/torch/cuda/__init__.py:83: UserWarning: ",
+      "    Found GPU0 GeForce GTX 770 which is of cuda capability 3.0.",
+      "    PyTorch no longer supports this GPU because it is too old.",
+      "    The minimum cuda capability supported by this library is 3.7.",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].line_no, 2);
+  EXPECT_EQ(rows[0].op, kBuildArchUnsupported);
+  EXPECT_EQ(rows[0].detail, "sm_30 (GeForce GTX 770) too old");
+}
+
+// pip's and DeepSpeed's chatter around builds: the failure is read once,
+// from "Failed building wheel"; the rest is no event.
+TEST(DistBuildLines, PipAndDeepSpeedChatter) {
+  const auto rows = Feed({
+      "  Building wheel for flash-attn (setup.py) ... error",
+      "  error: subprocess-exited-with-error",
+      "  \xC3\x97 python setup.py bdist_wheel did not run successfully.",
+      "  \xE2\x94\x82 exit code: 1",
+      "  note: This error originates from a subprocess, and is likely not a problem with pip.",
+      "  ERROR: Failed building wheel for flash-attn",
+      "Failed to build flash-attn",
+      "ERROR: Could not build wheels for flash-attn, which is required to install "
+      "pyproject.toml-based projects",
+      "\x1b[93m [WARNING] \x1b[0m NVIDIA Inference is only supported on Ampere and newer "
+      "architectures",
+      "\x1b[93m [WARNING] \x1b[0m using untested triton version (2.1.0), only 1.0.0 is known "
+      "to be compatible",
+      "Using envvar MAX_JOBS (8) as the number of workers...",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].line_no, 6);
+  EXPECT_EQ(rows[0].detail, "flash-attn");
 }
 
 TEST(DistBuildLines, SuccessfulBuildsAndLookalikesAreNotEvents) {

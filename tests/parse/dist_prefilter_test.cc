@@ -109,6 +109,16 @@ const Required kRequired[] = {
     {kAnchorBuild, "#error -- unsupported clang version! clang version must be less than 16"},
     {kAnchorBuild, "nvcc fatal   : Unsupported gpu architecture 'compute_90'"},
     {kAnchorCuda, "NVIDIA H100 with CUDA capability sm_90 is not compatible with the current"},
+    {kAnchorCuda, "The detected CUDA version (12.2) has a minor version mismatch with the"},
+    {kAnchorCuda, "Cuda extensions are being compiled with a version of Cuda that does not"},
+    {kAnchorBuild, "RuntimeError: Error compiling objects for extension"},
+    {kAnchorBuild, "RuntimeError: Ninja is required to load C++ extensions"},
+    {kAnchorCuda, "OSError: CUDA_HOME environment variable is not set."},
+    {kAnchorCuda, "CUDA_HOME does not exist, unable to compile CUDA op(s)"},
+    {kAnchorFail, "error: command 'g++' failed: No such file or directory"},
+    {kAnchorFail, "Failed to build `flash-attn==2.5.8`"},
+    {kAnchorFail, "Failed to download and build `flash-attn==2.6.3`"},
+    {kAnchorCuda, "Found GPU0 GeForce GTX 770 which is of cuda capability 3.0."},
 };
 
 TEST(DistPrefilter, EveryReaderLiteralHoldsItsAnchor) {

@@ -76,7 +76,7 @@ TEST(VersionCollectEnv, RecentTemplate) {
                 "39|torch_cuda|12.4|local tag|pip",
                 "40|triton|3.0.0||pip",
                 "41|pip:blas|1.0||conda",
-                "42|pip:pytorch-cuda|12.4||conda",
+                "42|torch_cuda|12.4|pytorch-cuda|conda",
             }));
 }
 

@@ -203,6 +203,7 @@ TEST(VersionReports, CondaList) {
                                                  "4|pip:-libgcc-mutex|0.1||conda",
                                                  "5|nccl|2.21.5.1||conda",
                                                  "6|torch|2.1.0||conda",
+                                                 "6|torch_cuda|12.1|conda build|conda",
                                                  "7|torch|2.1.0+cu121||conda",
                                                  "7|torch_cuda|12.1|local tag|conda",
                                              }));

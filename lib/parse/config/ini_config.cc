@@ -58,12 +58,51 @@ void ParseIniConfig(std::string_view text, const ConfigEmit& emit) {
   flush();
 }
 
-void ParseEnvConfig(std::string_view text, const ConfigEmit& emit) {
+namespace {
+
+// /proc/PID/environ separates its variables with NUL bytes: each becomes a
+// line of its own, keeping the line number of the text line it is in.
+std::vector<TextLine> SplitEnvLines(std::string_view text) {
   std::vector<TextLine> lines = SplitLines(text);
+  if (text.find('\0') == std::string_view::npos) return lines;
+  std::vector<TextLine> out;
+  for (const TextLine& l : lines) {
+    size_t start = 0;
+    while (start <= l.text.size()) {
+      size_t nul = l.text.find('\0', start);
+      if (nul == std::string_view::npos) nul = l.text.size();
+      out.push_back({l.text.substr(start, nul - start), l.line_no});
+      start = nul + 1;
+    }
+  }
+  return out;
+}
+
+// The shells' export listings: "export K=V", "declare -x K=\"V\"" (bash's
+// export -p), "declare -rx", "typeset -x" (ksh, zsh).
+std::string_view StripExportWord(std::string_view t) {
+  for (std::string_view w : {"export", "declare", "typeset"}) {
+    if (t.size() > w.size() && t.substr(0, w.size()) == w && IsBlank(t[w.size()])) {
+      t = TrimLeft(t.substr(w.size()));
+      while (!t.empty() && t[0] == '-') {  // flags: -x, -rx, -gx
+        size_t end = 0;
+        while (end < t.size() && !IsBlank(t[end])) ++end;
+        t = TrimLeft(t.substr(end));
+      }
+      return t;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+void ParseEnvConfig(std::string_view text, const ConfigEmit& emit) {
+  std::vector<TextLine> lines = SplitEnvLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view t = Trim(lines[i].text);
     if (t.empty() || t[0] == '#') continue;
-    if (t.substr(0, 7) == "export " || t.substr(0, 7) == "export\t") t = TrimLeft(t.substr(7));
+    t = StripExportWord(t);
     size_t eq = t.find('=');
     if (eq == std::string_view::npos || eq == 0) continue;
     std::string_view key = TrimRight(t.substr(0, eq));

@@ -62,6 +62,29 @@ std::string_view SmToken(std::string_view s) {
   return s.substr(at, i - at);
 }
 
+// gcc's echo of the source line under a diagnostic ("  132 | #error --
+// unsupported GNU version! ..."): the message above it was read already.
+bool IsSourceEcho(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && scan::IsBlank(s[i])) ++i;
+  const size_t digits = i;
+  while (i < s.size() && scan::IsDigit(s[i])) ++i;
+  if (i == digits) return false;
+  while (i < s.size() && s[i] == ' ') ++i;
+  return i < s.size() && s[i] == '|' && (i + 1 == s.size() || s[i + 1] == ' ');
+}
+
+// The name uv gives a failed build: "`flash-attn==2.5.8`" -> "flash-attn".
+std::string_view BacktickedName(std::string_view s) {
+  if (!s.starts_with("`")) return {};
+  s.remove_prefix(1);
+  size_t end = 0;
+  while (end < s.size() && s[end] != '`' && s[end] != '=' && s[end] != ' ' && s[end] != '@' &&
+         s[end] != '<' && s[end] != '>' && s[end] != '~' && s[end] != '[')
+    ++end;
+  return s.substr(0, end);
+}
+
 class BuildLinesFamily : public DistFamily {
  public:
   // "xte" / "nsu" (kAnchorBuild) for "Error building extension" and the
@@ -71,31 +94,52 @@ class BuildLinesFamily : public DistFamily {
 
   bool ReadLine(const LineRecord& line, uint32_t /*anchors*/, const DistEmitter& out) override {
     const std::string_view msg = line.message();
-    if (pending_arch_) {
-      pending_arch_ = false;
-      // torch prints the capabilities it was built for on the next line.
-      if (AddSupported(msg)) {
-        out.Emit(arch_row_);
-        return false;
-      }
-      out.Emit(arch_row_);
+    if (pending_ != Pending::kNone) {
+      const Pending was = pending_;
+      pending_ = Pending::kNone;
+      // torch prints the capabilities it was built for on the next line;
+      // its CUDA mismatch message wraps before "PyTorch (12.1).".
+      const bool done = was == Pending::kArch ? AddSupported(msg) : AddTorchRelease(msg);
+      out.Emit(pending_row_);
+      if (done) return false;
     }
     return Read(line, msg, out);
   }
 
   void Finish(const DistEmitter& out) override {
-    if (pending_arch_) out.Emit(arch_row_);
-    pending_arch_ = false;
+    if (pending_ != Pending::kNone) out.Emit(pending_row_);
+    pending_ = Pending::kNone;
   }
 
  private:
   bool Read(const LineRecord& line, std::string_view msg, const DistEmitter& out) {
+    if (IsSourceEcho(msg)) return false;
     // torch.utils.cpp_extension: RuntimeError: Error building extension 'fused_adam'
-    // (also "...: Error building extension 'x': <compiler output>" in
-    // newer releases).
+    // (also "...: Error building extension 'x': <compiler output>" when the
+    // build was not verbose: the compiler's output follows this line).
     size_t at = msg.find("Error building extension");
     if (at != kNpos) {
       Emit(line, kBuildExtensionFailed, Quoted(msg, at), out);
+      return false;
+    }
+    // The same failure under setuptools (BuildExtension, pip builds):
+    // "RuntimeError: Error compiling objects for extension".
+    if (Has(msg, "Error compiling objects for extension")) {
+      Emit(line, kBuildExtensionFailed, {}, out);
+      return false;
+    }
+    // torch.utils.cpp_extension without ninja installed.
+    if (Has(msg, "Ninja is required to load C++ extensions")) {
+      Emit(line, kBuildExtensionFailed, "ninja", out);
+      return false;
+    }
+    // No toolkit to build with: torch's "OSError: CUDA_HOME environment
+    // variable is not set. Please set it to your CUDA install root.",
+    // DeepSpeed's "MissingCUDAException: CUDA_HOME does not exist, unable to
+    // compile CUDA op(s)" (an AssertionError in older releases).
+    if (Has(msg, "CUDA_HOME environment variable is not set") ||
+        Has(msg, "CUDA_HOME does not exist, unable to compile")) {
+      Emit(line, kBuildExtensionFailed, {}, out);
       return false;
     }
     if (Has(msg, "ninja: build stopped")) {
@@ -108,17 +152,39 @@ class BuildLinesFamily : public DistFamily {
       Emit(line, kBuildExtensionFailed, "ninja", out);
       return false;
     }
-    // setuptools: error: command '/usr/local/cuda/bin/nvcc' failed with exit code 1
+    // setuptools: "error: command '/usr/local/cuda/bin/nvcc' failed with
+    // exit code 1" (older "... exit status 1"), and "error: command 'g++'
+    // failed: No such file or directory" when the compiler is missing.
     at = msg.find("error: command ");
-    if (at != kNpos && Has(msg, "failed with exit")) {
-      Emit(line, kBuildExtensionFailed, Quoted(msg, at), out);
-      return false;
+    if (at != kNpos) {
+      const size_t open = msg.find_first_of("'\"", at);
+      const size_t close = open == kNpos ? kNpos : msg.find(msg[open], open + 1);
+      if (close != kNpos && msg.substr(close + 1).starts_with(" failed")) {
+        // The command is not the extension: "command: gcc" (the build
+        // analyzer takes a name only from rows without this prefix).
+        Emit(line, kBuildExtensionFailed,
+             "command: " + std::string(msg.substr(open + 1, close - open - 1)), out);
+        return false;
+      }
     }
-    // pip: "ERROR: Failed building wheel for deepspeed", "Failed to build flash-attn".
+    // pip: "ERROR: Failed building wheel for deepspeed" (the "Failed to
+    // build flash-attn" summary that follows it is not read again).
     at = msg.find("Failed building wheel for ");
     if (at != kNpos) {
       Emit(line, kBuildExtensionFailed, Word(msg, at + 26), out);
       return false;
+    }
+    // uv: "× Failed to build `flash-attn==2.5.8`", older "error: Failed to
+    // download and build `flash-attn==2.6.3`" / "Failed to build: `...`".
+    at = msg.find("Failed to ");
+    if (at != kNpos) {
+      for (std::string_view form : {"build `", "build: `", "download and build `"}) {
+        if (msg.substr(at + 10).starts_with(form)) {
+          const std::string_view name = BacktickedName(msg.substr(at + 10 + form.size() - 1));
+          Emit(line, kBuildExtensionFailed, name, out);
+          return false;
+        }
+      }
     }
     // DeepSpeed's op builder: "Installed CUDA version 11.8 does not match the
     // version torch was compiled with 12.1, unable to compile ..." (also the
@@ -128,11 +194,28 @@ class BuildLinesFamily : public DistFamily {
                    ReleaseAfter(msg, "torch was compiled with"), out);
       return false;
     }
-    // torch.utils.cpp_extension: "The detected CUDA version (11.8) mismatches
-    // the version that was used to compile PyTorch (12.1)."
-    if (Has(msg, "mismatches the version that was used to compile PyTorch")) {
-      CudaMismatch(line, ReleaseAfter(msg, "detected CUDA version"),
-                   ReleaseAfter(msg, "compile PyTorch"), out);
+    // torch.utils.cpp_extension's refusal (majors differ), whose template
+    // wraps after "compile": "The detected CUDA version (11.8) mismatches the
+    // version that was used to compile" / "PyTorch (12.1). Please make sure
+    // to use the same CUDA versions."; and its warning on one line: "The
+    // detected CUDA version (12.2) has a minor version mismatch with the
+    // version that was used to compile PyTorch (12.1). Most likely this
+    // shouldn't be a problem."
+    if (Has(msg, "detected CUDA version") && Has(msg, "the version that was used to compile")) {
+      const std::string_view torch = ReleaseAfter(msg, "compile PyTorch");
+      CudaMismatchRow(line, ReleaseAfter(msg, "detected CUDA version"), torch, out);
+      if (!torch.empty() || !Has(msg, "mismatches the version")) {
+        out.Emit(pending_row_);
+        return false;
+      }
+      pending_ = Pending::kTorchRelease;
+      return true;
+    }
+    // apex's setup.py: "Cuda extensions are being compiled with a version of
+    // Cuda that does not match the version used to compile Pytorch
+    // binaries.  Pytorch binaries were compiled with Cuda 12.1."
+    if (Has(msg, "does not match the version used to compile Pytorch binaries")) {
+      CudaMismatch(line, {}, ReleaseAfter(msg, "compiled with Cuda"), out);
       return false;
     }
     // host_config.h: "#error -- unsupported GNU version! gcc versions later
@@ -174,21 +257,43 @@ class BuildLinesFamily : public DistFamily {
     // line, "The current PyTorch install supports CUDA capabilities sm_50 ...".
     at = msg.find("with CUDA capability");
     if (at != kNpos && Has(msg, "is not compatible with the current PyTorch")) {
-      arch_row_ = out.Start(line, kBuildError);
-      arch_row_.op = kBuildArchUnsupported;
+      pending_row_ = out.Start(line, kBuildError);
+      pending_row_.op = kBuildArchUnsupported;
       std::string_view gpu = msg.substr(0, at);
       while (!gpu.empty() && scan::IsBlank(gpu.back())) gpu.remove_suffix(1);
       // Warnings arrive as "…/torch/cuda/__init__.py:215: UserWarning: NVIDIA …".
       const size_t colon = gpu.rfind(": ");
       if (colon != kNpos) gpu.remove_prefix(colon + 2);
-      arch_row_.detail =
+      pending_row_.detail =
           Capped(std::string(SmToken(msg.substr(at))) + " (" + std::string(gpu) + ")");
       if (AddSupported(msg)) {
-        out.Emit(arch_row_);
+        out.Emit(pending_row_);
         return false;
       }
-      pending_arch_ = true;
+      pending_ = Pending::kArch;
       return true;
+    }
+    // torch.cuda on a GPU older than any it was built for: "Found GPU0
+    // GeForce GTX 770 which is of cuda capability 3.0." (then "PyTorch no
+    // longer supports this GPU because it is too old.").
+    at = msg.find("which is of cuda capability ");
+    if (at != kNpos) {
+      const size_t found = msg.find("Found GPU");
+      std::string_view gpu;
+      if (found != kNpos && found < at) {
+        size_t i = found + 9;
+        while (i < at && scan::IsDigit(msg[i])) ++i;
+        gpu = msg.substr(i, at - i);
+        while (!gpu.empty() && scan::IsBlank(gpu.front())) gpu.remove_prefix(1);
+        while (!gpu.empty() && scan::IsBlank(gpu.back())) gpu.remove_suffix(1);
+      }
+      const std::string_view cc = ReleaseAt(msg, at + 28);
+      std::string sm = "sm_";
+      for (char c : cc) {
+        if (c != '.') sm.push_back(c);
+      }
+      Emit(line, kBuildArchUnsupported, sm + " (" + std::string(gpu) + ") too old", out);
+      return false;
     }
     return false;
   }
@@ -203,7 +308,18 @@ class BuildLinesFamily : public DistFamily {
     while (!list.empty() && scan::IsBlank(list.front())) list.remove_prefix(1);
     while (!list.empty() && (list.back() == '.' || scan::IsBlank(list.back())))
       list.remove_suffix(1);
-    arch_row_.detail = Capped(*arch_row_.detail + " supported: " + std::string(list));
+    pending_row_.detail = Capped(*pending_row_.detail + " supported: " + std::string(list));
+    return true;
+  }
+
+  // Completes the pending CUDA mismatch from the line its message wrapped
+  // onto: "PyTorch (12.1). Please make sure to use the same CUDA versions."
+  bool AddTorchRelease(std::string_view msg) {
+    while (!msg.empty() && scan::IsBlank(msg.front())) msg.remove_prefix(1);
+    if (!msg.starts_with("PyTorch")) return false;
+    const std::string_view torch = ReleaseAfter(msg, "PyTorch");
+    if (torch.empty()) return false;
+    pending_row_.detail = Capped(*pending_row_.detail + std::string(torch));
     return true;
   }
 
@@ -222,16 +338,27 @@ class BuildLinesFamily : public DistFamily {
     out.Emit(row);
   }
 
-  void CudaMismatch(const LineRecord& line, std::string_view installed, std::string_view torch,
-                    const DistEmitter& out) {
-    DistEventRow row = out.Start(line, kBuildError);
-    row.op = kBuildCudaMismatch;
-    row.detail = "installed=" + std::string(installed) + " torch=" + std::string(torch);
-    out.Emit(row);
+  // The row of a CUDA mismatch into pending_row_, detail "installed=X
+  // torch=Y" ("" for a release the message does not name).
+  void CudaMismatchRow(const LineRecord& line, std::string_view installed, std::string_view torch,
+                       const DistEmitter& out) {
+    pending_row_ = out.Start(line, kBuildError);
+    pending_row_.op = kBuildCudaMismatch;
+    pending_row_.detail =
+        Capped("installed=" + std::string(installed) + " torch=" + std::string(torch));
   }
 
-  bool pending_arch_ = false;
-  DistEventRow arch_row_;
+  void CudaMismatch(const LineRecord& line, std::string_view installed, std::string_view torch,
+                    const DistEmitter& out) {
+    CudaMismatchRow(line, installed, torch, out);
+    out.Emit(pending_row_);
+  }
+
+  // A message whose end is on the next line: torch's architecture warning
+  // (its supported list) or CUDA mismatch (torch's release).
+  enum class Pending { kNone, kArch, kTorchRelease };
+  Pending pending_ = Pending::kNone;
+  DistEventRow pending_row_;
 };
 
 }  // namespace

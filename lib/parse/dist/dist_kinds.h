@@ -67,20 +67,26 @@ inline constexpr const char* kStepTime = "step_time";
 // A failed or refused build of a CUDA/C++ extension, or a set-up error that
 // names the toolchain (build_lines.cc). op says which:
 //  - kBuildExtensionFailed: "Error building extension 'NAME'" (detail NAME),
-//    "ninja: build stopped", CalledProcessError of ninja, setuptools "error:
-//    command 'X' failed with exit code N" (detail X), pip "Failed building
-//    wheel for NAME" (detail NAME);
+//    "Error compiling objects for extension", "Ninja is required to load C++
+//    extensions" (detail "ninja"), "CUDA_HOME environment variable is not
+//    set" / "CUDA_HOME does not exist, unable to compile", "ninja: build
+//    stopped" and ninja's CalledProcessError (detail "ninja"), setuptools'
+//    "error: command 'X' failed ..." (detail "command: X"), pip's "Failed
+//    building wheel for NAME" and uv's "Failed to build `NAME`" (detail NAME);
 //  - kBuildCudaMismatch: DeepSpeed's "Installed CUDA version X does not match
 //    the version torch was compiled with Y", torch's "The detected CUDA
 //    version (X) mismatches the version that was used to compile PyTorch
-//    (Y)" (detail "installed=X torch=Y");
+//    (Y)" (wrapped before "PyTorch"; also its minor-mismatch warning), apex's
+//    "... does not match the version used to compile Pytorch binaries"
+//    (detail "installed=X torch=Y", a side empty when the text names none);
 //  - kBuildGccUnsupported: host_config.h's "unsupported GNU version! gcc
 //    versions later than N" (value N, detail "gcc"), "unsupported clang
 //    version! clang version must be less than N" (value N-1, detail "clang");
 //  - kBuildArchUnsupported: torch's "<GPU> with CUDA capability sm_XY is not
 //    compatible with the current PyTorch installation" (detail "sm_XY (GPU)
-//    supported: sm_50 ..."), nvcc's "Unsupported gpu architecture
-//    'compute_XY'" (detail "compute_XY").
+//    supported: sm_50 ..."), its older "Found GPU0 <GPU> which is of cuda
+//    capability X.Y" (detail "sm_XY (GPU) too old"), nvcc's "Unsupported gpu
+//    architecture 'compute_XY'" (detail "compute_XY").
 inline constexpr const char* kBuildError = "build_error";
 inline constexpr const char* kBuildExtensionFailed = "extension_failed";
 inline constexpr const char* kBuildCudaMismatch = "cuda_mismatch";

@@ -75,8 +75,9 @@ void CollectEnvReader::Line(int64_t line_no, std::string_view text) {
     EndCudnnList();
     mode_ = Mode::kFields;
   } else if (mode_ == Mode::kCpu) {
-    // lscpu's lines up to the blank line that ends the block.
-    if (!text.empty()) return;
+    // lscpu's lines up to the blank line that ends the block (or the next
+    // section's title, should a dump have lost the blank line).
+    if (!text.empty() && !text.starts_with("Versions of relevant libraries")) return;
     mode_ = Mode::kFields;
   }
   if (text.empty()) return;
@@ -205,7 +206,8 @@ void CollectEnvReader::Package(int64_t line_no, std::string_view text) {
     size_t pos = 0;
     const std::string_view name = NextToken(rest, &pos);
     const std::string_view version = NextToken(rest, &pos);
-    EmitPackage(out_, line_no, name, version, "", kSourceConda);
+    const std::string_view build = NextToken(rest, &pos);
+    EmitCondaPackage(out_, line_no, name, version, build);
   }
 }
 

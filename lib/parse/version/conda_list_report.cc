@@ -1,7 +1,9 @@
 // `conda list`: "# packages in environment at /opt/conda:", a "# Name
 // Version Build Channel" comment, then one row per package in those
 // columns ("pytorch  2.1.0  py3.10_cuda12.1_cudnn8.9.2_0  pytorch"). Packages
-// that pip installed show channel "pypi" and keep their pip names.
+// that pip installed show channel "pypi" and keep their pip names. conda's
+// own torch builds name their CUDA release in the build string
+// (EmitCondaPackage).
 #include "parse/version/package_names.h"
 #include "parse/version/report_readers.h"
 #include "parse/version/version_text.h"
@@ -19,7 +21,8 @@ class CondaListReader final : public ReportReader {
     size_t pos = 0;
     const std::string_view name = NextToken(text, &pos);
     const std::string_view version = NextToken(text, &pos);
-    EmitPackage(out_, line_no, name, version, "", kSourceConda);
+    const std::string_view build = NextToken(text, &pos);
+    EmitCondaPackage(out_, line_no, name, version, build);
   }
 
  private:

@@ -43,8 +43,16 @@ class CudaDirsReader final : public ReportReader {
  private:
   // The name follows the mode, links, owner, group, size and a date whose
   // shape depends on the locale and --time-style: an absolute name is found
-  // by its '/', a relative one as the ninth field.
+  // by its '/', a relative one as the ninth field. The symlink target is
+  // split off first: the absolute target of a relative name (`ls -l
+  // /usr/local`: "cuda -> /usr/local/cuda-12.1") is not the name.
   void Long(int64_t line_no, std::string_view t) {
+    std::string_view target;
+    const size_t arrow = t.find(" -> ");
+    if (arrow != std::string_view::npos) {
+      target = Trim(t.substr(arrow + 4));
+      t = TrimRight(t.substr(0, arrow));
+    }
     std::string_view name;
     const size_t slash = t.find(" /");
     if (slash != std::string_view::npos) {
@@ -53,12 +61,6 @@ class CudaDirsReader final : public ReportReader {
       size_t pos = 0;
       for (int i = 0; i < 8; ++i) NextToken(t, &pos);
       name = TrimLeft(t.substr(pos));
-    }
-    std::string_view target;
-    const size_t arrow = name.find(" -> ");
-    if (arrow != std::string_view::npos) {
-      target = Trim(name.substr(arrow + 4));
-      name = TrimRight(name.substr(0, arrow));
     }
     if (!name.empty()) Entry(line_no, name, target);
   }

@@ -36,6 +36,14 @@ class EnvReader final : public ReportReader {
 
   void Begin(std::string_view) override {}
   void Line(int64_t line_no, std::string_view text) override {
+    // Shell forms: "export KEY=value" (scripts), "declare -x KEY="value""
+    // (`export -p`, `declare -p`).
+    for (std::string_view lead : {"export ", "declare -x ", "declare -rx ", "typeset -x "}) {
+      if (text.starts_with(lead)) {
+        text = TrimLeft(text.substr(lead.size()));
+        break;
+      }
+    }
     const size_t eq = text.find('=');
     if (eq == std::string_view::npos || eq == 0) return;
     EnvVersionFacts(text.substr(0, eq), text.substr(eq + 1), line_no, [this](const VersionFact& f) {

@@ -33,6 +33,18 @@ Field FieldOf(std::string_view name) {
   return Field::kOther;
 }
 
+// What nvidia-smi prints instead of rows when it cannot query the GPUs
+// (or one of them). Under a noheader query they would read as a one-cell row.
+bool IsSmiMessage(std::string_view text) {
+  for (std::string_view m :
+       {"No devices were found", "Failed to initialize NVML", "NVIDIA-SMI has failed",
+        "NVML library version", "Unable to determine the device handle", "Field \"",
+        "GPU access blocked", "Insufficient Permissions"}) {
+    if (text.starts_with(m)) return true;
+  }
+  return false;
+}
+
 bool IsFieldName(std::string_view s) {
   if (s.empty() || s[0] < 'a' || s[0] > 'z') return false;
   for (char c : s) {
@@ -101,7 +113,7 @@ void NvidiaSmiCsvReader::Line(int64_t line_no, std::string_view text) {
     return;
   }
   // A blank line is no GPU: counting it would shift the row numbering.
-  if (!have_fields_ || text.empty()) return;
+  if (!have_fields_ || text.empty() || IsSmiMessage(text)) return;
   std::array<std::string_view, kMaxFields> cells;
   size_t n = 0;
   size_t i = 0;

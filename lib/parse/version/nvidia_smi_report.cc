@@ -116,7 +116,8 @@ bool NvidiaSmiReader::GpuRow(int64_t line_no, std::string_view text) {
   const std::string_view mode = cell.substr(last + 1);
   if (mode != "On" && mode != "Off" && mode != "WDDM" && mode != "TCC") return false;
   const std::string_view name = Trim(cell.substr(pos, last - pos));
-  if (name.empty()) return false;
+  // A GPU the driver lost shows "ERR!" where its name was: no model.
+  if (name.empty() || name == "ERR!" || IsNoValue(name)) return false;
   out_.Emit(line_no, kGpuName, name, std::string("GPU ").append(index), kSource);
   return true;
 }

@@ -15,7 +15,7 @@ bool IsNameChar(char c) {
 }
 
 // Normalized names with a component of their own. Anything else is "pip:".
-constexpr std::array<std::pair<std::string_view, const char*>, 19> kKnown = {{
+constexpr std::array<std::pair<std::string_view, const char*>, 20> kKnown = {{
     {"torch", kTorch},
     {"deepspeed", kDeepspeed},
     {"transformers", kTransformers},
@@ -27,6 +27,7 @@ constexpr std::array<std::pair<std::string_view, const char*>, 19> kKnown = {{
     {"numpy", kNumpy},
     {"triton", kTriton},
     {"pytorch-triton", kTriton},
+    {"pytorch-triton-rocm", kTriton},
     {"nvidia-nccl-cu11", kNccl},
     {"nvidia-nccl-cu12", kNccl},
     {"nvidia-nccl-cu13", kNccl},
@@ -132,6 +133,48 @@ bool EmitPackage(const FactOut& out, int64_t line_no, std::string_view name,
   if (component == kTorch) {
     const std::string cuda = TorchCudaOfLocalTag(version);
     if (!cuda.empty()) out.Emit(line_no, kTorchCuda, cuda, "local tag", source);
+  }
+  return true;
+}
+
+std::string CudaOfCondaBuild(std::string_view build) {
+  size_t i = 0;
+  while (i <= build.size()) {
+    size_t end = build.find('_', i);
+    if (end == std::string_view::npos) end = build.size();
+    const std::string_view seg = build.substr(i, end - i);
+    i = end + 1;
+    if (!seg.starts_with("cuda")) continue;
+    const std::string_view digits = seg.substr(4);
+    if (!IsDottedNumber(digits)) continue;
+    const size_t dot = digits.find('.');
+    if (dot != std::string_view::npos) {
+      // "12.1", "10.2.89": the major and minor.
+      const size_t dot2 = digits.find('.', dot + 1);
+      return std::string(digits.substr(0, dot2));
+    }
+    if (digits.size() < 2 || digits.size() > 3) continue;
+    // "cuda120" -> 12.0, "cuda92" -> 9.2: the last digit is the minor.
+    std::string out(digits.substr(0, digits.size() - 1));
+    out.push_back('.');
+    out.push_back(digits.back());
+    return out;
+  }
+  return {};
+}
+
+bool EmitCondaPackage(const FactOut& out, int64_t line_no, std::string_view name,
+                      std::string_view version, std::string_view build) {
+  if (!IsProjectName(name, true) || !StartsWithDigit(version)) return false;
+  const std::string normalized = NormalizeProjectName(name);
+  if (normalized == "pytorch-cuda") {
+    out.Emit(line_no, kTorchCuda, version, "pytorch-cuda", kSourceConda);
+    return true;
+  }
+  if (!EmitPackage(out, line_no, name, version, "", kSourceConda)) return false;
+  if (PackageComponent(normalized, true) == kTorch && TorchCudaOfLocalTag(version).empty()) {
+    const std::string cuda = CudaOfCondaBuild(build);
+    if (!cuda.empty()) out.Emit(line_no, kTorchCuda, cuda, "conda build", kSourceConda);
   }
   return true;
 }

@@ -39,4 +39,17 @@ bool SplitPin(std::string_view text, std::string_view* name, std::string_view* v
 bool EmitPackage(const FactOut& out, int64_t line_no, std::string_view name,
                  std::string_view version, std::string_view detail, const char* source);
 
+// A conda package row ("name version build channel"): EmitPackage, plus
+// the CUDA release of conda's own torch builds, which carry no local tag:
+// the build string's "cuda12.1" (pytorch channel, "py3.10_cuda12.1_cudnn8.9.2_0";
+// older "cuda10.2.89") or "cuda120" (conda-forge) gives torch_cuda with
+// detail "conda build"; the pytorch-cuda metapackage's version is that
+// release (torch_cuda, detail "pytorch-cuda").
+bool EmitCondaPackage(const FactOut& out, int64_t line_no, std::string_view name,
+                      std::string_view version, std::string_view build);
+
+// The CUDA release a conda build string names ("py3.10_cuda12.1_cudnn8.9.2_0"
+// -> "12.1", "cuda120_py310h_300" -> "12.0"); "" when none.
+std::string CudaOfCondaBuild(std::string_view build);
+
 }  // namespace casefile::version

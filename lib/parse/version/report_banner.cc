@@ -59,7 +59,10 @@ Report ReportOfCommand(std::string_view command) {
     return Contains(args, "nvcc") ? Report::kWhichNvcc : Report::kNone;
   }
   if (program == "ls") return Report::kCudaDirs;
-  if (program == "env" || program == "printenv") return Report::kEnv;
+  // `export -p` and `declare -x` / `declare -p` print "declare -x KEY="value"".
+  if (program == "env" || program == "printenv" || program == "export" || program == "declare") {
+    return Report::kEnv;
+  }
   if (program == "conda" || program == "mamba" || program == "micromamba") {
     return Contains(args, "list") ? Report::kCondaList : Report::kNone;
   }

@@ -28,7 +28,9 @@ namespace casefile::version {
 inline constexpr const char* kTorch = "torch";  // "2.3.0+cu121"
 // The CUDA release torch was built with ("12.1"): collect_env's "CUDA used to
 // build PyTorch", ds_report's "torch cuda version", else a pip/conda local
-// tag "+cu121" (detail "local tag").
+// tag "+cu121" (detail "local tag"), a conda build string's "cuda12.1"
+// (detail "conda build") or conda's pytorch-cuda package (detail
+// "pytorch-cuda").
 inline constexpr const char* kTorchCuda = "torch_cuda";
 // The system CUDA compiler's release: `nvcc --version` ("12.1.105" from
 // "V12.1.105", else "12.1" from "release 12.1"), collect_env's "CUDA runtime

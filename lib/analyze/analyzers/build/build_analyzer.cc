@@ -35,12 +35,15 @@ class BuildAnalyzer : public Analyzer {
       return ctx.MakeEvidence(file_id, line_no,
                               ctx.index().LineText(file_id, line_no).value_or(""));
     };
-    facts.first_compiler_error = [&ctx](int64_t file_id, int64_t from, int64_t to) {
+    facts.first_compiler_error = [&ctx](int64_t file_id, int64_t from, int64_t to,
+                                        const std::string& host) {
       std::optional<build::CompilerErrorLine> found;
       size_t count = 0;
       ctx.index().ScanLines(file_id, [&](const LineRecord& rec) {
         if (rec.line_no < from) return true;
         if (rec.line_no > to) return false;
+        // One file may hold several hosts' builds (pdsh, srun --label).
+        if (!host.empty() && !rec.host.empty() && rec.host != host) return true;
         if (build::IsCompilerErrorLine(rec.message())) {
           ++count;
           // The summary quotes the message; the evidence cites the whole line.

@@ -57,10 +57,11 @@ struct BuildFacts {
   std::vector<BuildErrorRow> errors;  // ordered by file, line
   // Evidence for a line.
   std::function<Evidence(int64_t file_id, int64_t line_no)> line;
-  // The first compiler error line of `file_id` in [from_line, to_line];
+  // The first compiler error line of `file_id` in [from_line, to_line]
+  // among the lines of `host` (a line's host, else its file's; "" for any);
   // nullopt when there is none.
   std::function<std::optional<CompilerErrorLine>(int64_t file_id, int64_t from_line,
-                                                 int64_t to_line)>
+                                                 int64_t to_line, const std::string& host)>
       first_compiler_error;
 };
 

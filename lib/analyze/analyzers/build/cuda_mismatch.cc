@@ -59,16 +59,21 @@ std::optional<Finding> BuildCudaMismatch(const BuildFacts& facts) {
     // A message that names no releases is DeepSpeed's refusal: a major
     // difference.
     major |= MajorDiffers(installed, torch) || !installed.ok() || !torch.ok();
-    if (pair.empty() && installed.ok() && torch.ok())
-      pair = "CUDA " + ReleaseText(torch) + " for torch, nvcc " + ReleaseText(installed);
+    // A message may name one side only (apex names torch's; a wrapped
+    // torch message may have lost it).
+    if (pair.empty() && (installed.ok() || torch.ok())) {
+      if (torch.ok()) pair = "CUDA " + ReleaseText(torch) + " for torch";
+      if (installed.ok())
+        pair += (pair.empty() ? "" : ", ") + std::string("nvcc ") + ReleaseText(installed);
+    }
     if (std::find(hosts.begin(), hosts.end(), e.host) == hosts.end()) hosts.push_back(e.host);
     AddCulprit(f, e.host);
     if (messages++ < kMaxCited) f.evidence.push_back(facts.line(e.file_id, e.line_no));
   }
   if (f.evidence.empty()) return std::nullopt;
   f.severity = major ? Severity::kError : Severity::kWarning;
-  f.summary = "On " + HostList(hosts) + ", torch and the system CUDA toolkit disagree (" + pair +
-              "). " +
+  f.summary = "On " + HostList(hosts) + ", torch and the system CUDA toolkit disagree" +
+              (pair.empty() ? std::string(". ") : " (" + pair + "). ") +
               (major ? "The major releases differ: DeepSpeed and torch.utils.cpp_extension "
                        "cannot build CUDA extensions (fused optimizers, custom kernels) "
                        "against this toolkit."

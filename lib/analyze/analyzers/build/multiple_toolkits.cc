@@ -1,11 +1,12 @@
 // build.multiple_toolkits (docs/FINDINGS.md): several CUDA toolkits on one
 // host are harmless until the variables that choose one disagree; then nvcc
 // comes from one release and the libraries a build links from another.
-#include <map>
+#include <iterator>
 #include <string>
 
 #include "analyze/analyzers/build/build_common.h"
 #include "analyze/analyzers/build/build_rules.h"
+#include "analyze/analyzers/build/version_text.h"
 #include "parse/version/version_facts.h"
 
 namespace casefile::build {
@@ -34,6 +35,16 @@ std::string Resolve(const VersionFactRow& row, const HostVersions& host) {
   return "";
 }
 
+// Two releases name different toolkits: the majors differ, or both name a
+// minor and the minors differ ("12", a /usr/local/cuda-12 link, matches
+// any 12.x).
+bool Conflict(const std::string& a, const std::string& b) {
+  const Release x = ParseRelease(a), y = ParseRelease(b);
+  if (!x.ok() || !y.ok()) return false;
+  if (x.major != y.major) return true;
+  return x.minor >= 0 && y.minor >= 0 && x.minor != y.minor;
+}
+
 }  // namespace
 
 std::optional<Finding> BuildMultipleToolkits(const BuildFacts& facts) {
@@ -48,13 +59,24 @@ std::optional<Finding> BuildMultipleToolkits(const BuildFacts& facts) {
     if (!ptrs[0].row) ptrs[0].row = First(versions, version::kNvccPath);
     ptrs[1].row = First(versions, version::kLdPathCuda);
     ptrs[2].row = First(versions, version::kCudaHome);
-    std::map<std::string, int> releases;
+    bool conflict = false;
     for (Pointer& p : ptrs) {
       if (!p.row) continue;
       p.release = Resolve(*p.row, versions);
-      if (!p.release.empty()) ++releases[p.release];
+      // The first nvcc on PATH outside a toolkit directory (/usr/bin/nvcc of
+      // a distribution's package) is the one `nvcc --version` ran.
+      if (p.release.empty() && p.row->component == version::kNvccPath) {
+        if (const VersionFactRow* nv = First(versions, version::kNvcc))
+          p.release = ReleaseText(ParseRelease(nv->version));
+      }
     }
-    if (releases.size() < 2) continue;
+    for (size_t i = 0; i < std::size(ptrs); ++i) {
+      for (size_t j = i + 1; j < std::size(ptrs); ++j) {
+        if (!ptrs[i].release.empty() && !ptrs[j].release.empty())
+          conflict |= Conflict(ptrs[i].release, ptrs[j].release);
+      }
+    }
+    if (!conflict) continue;
     hosts.push_back(host);
     AddCulprit(f, host);
     std::string text;

@@ -46,6 +46,8 @@ std::optional<Finding> BuildVersionSkew(const BuildFacts& facts) {
   std::map<std::string, std::vector<const VersionFactRow*>> by_component;
   std::set<std::string> hosts_seen;
   for (const VersionFactRow& r : facts.versions) {
+    // A report whose host is unknown cannot be told apart from the others.
+    if (r.host.empty()) continue;
     hosts_seen.insert(r.host);
     for (const char* c : kCompared) {
       if (r.component == c) by_component[c].push_back(&r);
@@ -79,8 +81,15 @@ std::optional<Finding> BuildVersionSkew(const BuildFacts& facts) {
       }
     }
     const std::vector<HostValue> values = ValuesOf(it->second, shared);
+    // Across different reports the local tag is not compared: PyPI's torch
+    // is "2.3.1" to pip and "2.3.1+cu121" to torch itself, ds_report adds a
+    // git hash (torch_cuda compares the CUDA part on its own).
     std::map<std::string, std::vector<const HostValue*>> by_version;
-    for (const HostValue& v : values) by_version[v.row->version].push_back(&v);
+    for (const HostValue& v : values) {
+      std::string key = v.row->version;
+      if (shared.empty()) key = key.substr(0, key.find('+'));
+      by_version[key].push_back(&v);
+    }
     if (by_version.size() < 2) continue;
     // The majority version; on a tie, that of the first host by name.
     const std::string* majority = nullptr;
@@ -93,7 +102,14 @@ std::optional<Finding> BuildVersionSkew(const BuildFacts& facts) {
     }
     size_t tied = 0;
     for (const auto& [ver, list] : by_version) tied += list.size() == best;
-    if (tied > 1) majority = &values.front().row->version;
+    // On a tie, the version of the first host by name.
+    if (tied > 1) {
+      for (const auto& [ver, list] : by_version) {
+        for (const HostValue* v : list) {
+          if (v == &values.front()) majority = &ver;
+        }
+      }
+    }
     if (std::string(component) != version::kDriver) error = true;
     if (!summary.empty()) summary += "; ";
     summary += std::string(component) + " ";

@@ -66,32 +66,72 @@ std::optional<int> MaxGccMajorForNvcc(Release nvcc) {
 }
 
 std::optional<Release> ComputeCapabilityOfGpu(std::string_view name) {
-  // Longer model names first where one is a prefix of another ("A100" in
-  // "GA100" does not occur; "L40S" before "L40", "RTX 6000 Ada" before "RTX
-  // 6000"). Sources: NVIDIA's CUDA GPUs compute capability table.
+  // Longer model names first where one is a prefix of another ("L40S"
+  // before "L40", "A10G" before "A10", "V100S" before "V100"). A row with
+  // `digits` names a family whose members add digits ("RTX 40" of "GeForce
+  // RTX 4090", "RTX A" of "RTX A5000"). Sources: NVIDIA's CUDA GPUs compute
+  // capability table.
   struct Row {
     std::string_view model;
     Release cc;
+    bool digits = false;
   };
   static constexpr Row kTable[] = {
-      {"GB200", {10, 0}}, {"B200", {10, 0}},     {"B100", {10, 0}},        {"GH200", {9, 0}},
-      {"H200", {9, 0}},   {"H100", {9, 0}},      {"H800", {9, 0}},         {"L40S", {8, 9}},
-      {"L40", {8, 9}},    {"L4", {8, 9}},        {"RTX 6000 Ada", {8, 9}}, {"RTX 40", {8, 9}},
-      {"A100", {8, 0}},   {"A800", {8, 0}},      {"A30", {8, 0}},          {"A40", {8, 6}},
-      {"A10", {8, 6}},    {"RTX A6000", {8, 6}}, {"RTX 30", {8, 6}},       {"A16", {8, 6}},
-      {"A2", {8, 6}},     {"T4", {7, 5}},        {"RTX 20", {7, 5}},       {"V100", {7, 0}},
-      {"P100", {6, 0}},   {"P40", {6, 1}},       {"P4", {6, 1}},
+      {"GB300", {10, 3}},
+      {"B300", {10, 3}},
+      {"GB200", {10, 0}},
+      {"B200", {10, 0}},
+      {"B100", {10, 0}},
+      {"RTX PRO", {12, 0}},  // "RTX PRO 6000 Blackwell Server Edition"
+      {"RTX 50", {12, 0}, true},
+      {"GH200", {9, 0}},
+      {"H200", {9, 0}},
+      {"H100", {9, 0}},
+      {"H800", {9, 0}},
+      {"H20", {9, 0}},
+      {"L40S", {8, 9}},
+      {"L40", {8, 9}},
+      {"L20", {8, 9}},
+      {"L4", {8, 9}},
+      {"RTX 6000 Ada", {8, 9}},
+      {"Ada Generation", {8, 9}},  // "RTX 4000 Ada Generation"
+      {"RTX 40", {8, 9}, true},
+      {"A100", {8, 0}},
+      {"A800", {8, 0}},
+      {"A30", {8, 0}},
+      {"A40", {8, 6}},
+      {"A10G", {8, 6}},
+      {"A10", {8, 6}},
+      {"RTX A", {8, 6}, true},  // RTX A6000, A5000, A4000, A2000
+      {"RTX 30", {8, 6}, true},
+      {"A16", {8, 6}},
+      {"A2", {8, 6}},
+      {"T4", {7, 5}},
+      {"Quadro RTX", {7, 5}},
+      {"TITAN RTX", {7, 5}},
+      {"RTX 20", {7, 5}, true},
+      {"GTX 16", {7, 5}, true},
+      {"V100S", {7, 0}},
+      {"V100", {7, 0}},
+      {"TITAN V", {7, 0}},
+      {"P100", {6, 0}},
+      {"P40", {6, 1}},
+      {"P4", {6, 1}},
+      {"GTX 10", {6, 1}, true},
+      {"M60", {5, 2}},
+      {"M40", {5, 2}},
+      {"K80", {3, 7}},
   };
   for (const Row& row : kTable) {
     // The model as a word of the name: "NVIDIA A100-SXM4-80GB", "Tesla
-    // V100-SXM2-32GB", "NVIDIA GeForce RTX 4090" ("RTX 40" + digits).
+    // V100-SXM2-32GB", "NVIDIA GeForce RTX 4090".
     for (size_t at = name.find(row.model); at != std::string_view::npos;
          at = name.find(row.model, at + 1)) {
       const bool start_ok = at == 0 || name[at - 1] == ' ' || name[at - 1] == '-';
       const size_t end = at + row.model.size();
-      const bool digits_follow = row.model.starts_with("RTX ") && row.model.size() == 6;
-      const bool end_ok = end == name.size() || digits_follow ||
-                          !std::isalnum(static_cast<unsigned char>(name[end]));
+      const bool end_ok =
+          row.digits ? end < name.size() && IsDigit(name[end])
+                     : end == name.size() || !std::isalnum(static_cast<unsigned char>(name[end]));
       if (start_ok && end_ok) return row.cc;
     }
   }
@@ -138,8 +178,12 @@ std::vector<ArchEntry> ParseArchList(std::string_view list) {
     ++j;
     e.cc.minor = ReadInt(tok, j);
     if (e.cc.minor < 0) continue;
-    if (j < tok.size() && (tok[j] == 'a' || tok[j] == 'f')) {
+    // "9.0a": arch-specific, runs on 9.0 only. "10.0f" (CUDA 12.9+):
+    // family-specific, runs on the family's later minors like a plain cubin.
+    if (j < tok.size() && tok[j] == 'a') {
       e.arch_specific = true;
+      ++j;
+    } else if (j < tok.size() && tok[j] == 'f') {
       ++j;
     }
     const std::string_view rest = tok.substr(j);

@@ -34,7 +34,7 @@ std::optional<Release> ComputeCapabilityOfGpu(std::string_view name);
 struct ArchEntry {
   Release cc;
   bool ptx = false;            // "8.6+PTX": JIT-compiles for any newer GPU
-  bool arch_specific = false;  // "9.0a": runs on 9.0 only
+  bool arch_specific = false;  // "9.0a": runs on 9.0 only ("10.0f" is a plain entry)
 };
 // Entries separated by ';', ' ' or ','; the named families torch accepts
 // ("Ampere", "Hopper"...) expanded as torch.utils.cpp_extension does;

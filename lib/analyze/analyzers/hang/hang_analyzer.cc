@@ -16,7 +16,10 @@ namespace {
 // Kinds whose lines are scanned. Megascale messages live in logs; "other"
 // catches event-log exports the classifier could not name. The parser's
 // literal prefilter keeps the scan cheap on lines that mention neither.
-bool ScannedKind(const std::string& kind) { return kind == "log" || kind == "other"; }
+// Version files too: a job log that starts with a version report is one.
+bool ScannedKind(const std::string& kind) {
+  return kind == "log" || kind == "other" || kind == "version";
+}
 
 class HangAnalyzer : public Analyzer {
  public:

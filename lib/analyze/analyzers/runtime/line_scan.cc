@@ -27,7 +27,8 @@ constexpr int64_t kMaxEstimateGap = 200;
 constexpr size_t kMaxPending = 4096;
 
 bool ScannedKind(const std::string& kind) {
-  return kind == "log" || kind == "sysinfo" || kind == "other";
+  // Version files too: a job log that starts with a version report is one.
+  return kind == "log" || kind == "sysinfo" || kind == "other" || kind == "version";
 }
 
 // Names of kernel log captures (dmesg, kern.log, syslog, journal,
