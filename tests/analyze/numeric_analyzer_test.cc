@@ -13,36 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "analyze/runner.h"
-#include "index/index_reader.h"
-#include "index/index_writer.h"
-#include "ingest/ingest.h"
-#include "test_util.h"
+#include "analyze/analyzer_test_util.h"
 
 namespace casefile {
 namespace {
 
 std::unique_ptr<IndexReader> Index(const test::TempDir& tmp, const std::string& root) {
-  const std::string db = tmp.Join("i.db");
-  {
-    IndexWriter w(db);
-    IngestInputs({root}, Limits{}, nullptr, w);
-    w.Commit();
-  }
-  return IndexReader::Open(db);
+  return test::IndexOf(tmp, root);
 }
 
 AnalysisResult RunNumeric(const IndexReader& index) {
-  std::vector<std::unique_ptr<Analyzer>> list;
-  list.push_back(MakeNumericAnalyzer());
-  return RunAnalyzers(index, {}, list);
+  return test::RunOne(index, MakeNumericAnalyzer());
 }
 
 const Finding* Find(const AnalysisResult& r, const std::string& code) {
-  for (const Finding& f : r.findings) {
-    if (f.code == code) return &f;
-  }
-  return nullptr;
+  return test::FindCode(r, code);
 }
 
 std::vector<std::string> Codes(const AnalysisResult& r) {

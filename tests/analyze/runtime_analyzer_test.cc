@@ -10,36 +10,21 @@
 #include <string>
 #include <vector>
 
-#include "analyze/runner.h"
-#include "index/index_reader.h"
-#include "index/index_writer.h"
-#include "ingest/ingest.h"
-#include "test_util.h"
+#include "analyze/analyzer_test_util.h"
 
 namespace casefile {
 namespace {
 
 std::unique_ptr<IndexReader> Index(const test::TempDir& tmp, const std::string& root) {
-  const std::string db = tmp.Join("i.db");
-  {
-    IndexWriter w(db);
-    IngestInputs({root}, Limits{}, nullptr, w);
-    w.Commit();
-  }
-  return IndexReader::Open(db);
+  return test::IndexOf(tmp, root);
 }
 
 AnalysisResult RunRuntime(const IndexReader& index) {
-  std::vector<std::unique_ptr<Analyzer>> list;
-  list.push_back(MakeRuntimeAnalyzer());
-  return RunAnalyzers(index, {}, list);
+  return test::RunOne(index, MakeRuntimeAnalyzer());
 }
 
 const Finding* Find(const AnalysisResult& r, const std::string& code) {
-  for (const Finding& f : r.findings) {
-    if (f.code == code) return &f;
-  }
-  return nullptr;
+  return test::FindCode(r, code);
 }
 
 bool Cited(const Finding& f, const std::string& path, int64_t line) {
@@ -167,9 +152,9 @@ TEST(RuntimeAnalyzer, LocalRankOfATeedLogMapsToItsGlobalRank) {
     }
     if (node == 1) {
       log +=
-          "[default2]:Traceback (most recent call last):\n"                          // 5
-          "[default2]:  File \"/workspace/train.py\", line 88, in <module>\n"     // 6
-          "[default2]:    loss.backward()\n"                                        // 7
+          "[default2]:Traceback (most recent call last):\n"                    // 5
+          "[default2]:  File \"/workspace/train.py\", line 88, in <module>\n"  // 6
+          "[default2]:    loss.backward()\n"                                   // 7
           "[default2]:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
           "GPU 2 has a total capacity of 79.15 GiB of which 1.06 GiB is free.\n";  // 8
     }
