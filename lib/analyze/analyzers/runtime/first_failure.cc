@@ -136,7 +136,8 @@ std::optional<Finding> BuildFirstFailure(const RuntimeFacts& facts, bool explain
   }
   if (consequences > 0) {
     s += " " + Count(consequences, "error was a consequence", "errors were consequences") +
-         " of a failure (watchdog timeouts, aborts, the launcher's terminations) and " +
+         " of a failure (watchdog timeouts, aborts, the launcher's terminations, extensions "
+         "another rank failed to build) and " +
          (consequences == 1 ? "is" : "are") + " not counted.";
   }
   s += " A hang finding may name the same rank.";
