@@ -331,6 +331,209 @@ CASEFILE_API casefile_status casefile_finding_evidence(const casefile_finding* f
                                                        const char** path_out, int64_t* line_out,
                                                        const char** text_out);
 
+/* ===================================================================== */
+/* Collect: pack a host's evidence into a redacted, verifiable bundle    */
+/* ===================================================================== */
+
+/* casefile_collect runs on a training host (often on every host at once,
+ * from the job's launcher) and writes one .tar.zst bundle: the files named
+ * by the options, what the environment points at (XLA dumps, flight-recorder
+ * dumps), the outputs of version and system commands, and the environment
+ * variables the analyzers read, under hosts/<host>/, with the manifest
+ * casefile.json first. Secrets are replaced by keyed pseudonyms unless
+ * no_redact is set; a redaction never changes the number of lines.
+ * docs/BUNDLE_FORMAT.md describes the bundle, the redaction rules and the
+ * discovery rules.
+ *
+ * Thread safety: casefile_collect and casefile_verify_bundle take no handle
+ * and may run on several threads at once (each on its own output). They read
+ * the process environment (unless `environment` is given) and spawn
+ * processes, so they must not race with setenv or fork in the same process.
+ * Result handles are immutable: their accessors may be called from several
+ * threads at once. */
+
+#define CASEFILE_COLLECT_OPTIONS_VERSION 1
+
+typedef struct casefile_collect_options {
+  unsigned int version; /* CASEFILE_COLLECT_OPTIONS_VERSION */
+  /* The bundle to write (tar + zstd, whatever its name); "-" writes it to
+   * standard output (fd 1). Required unless dry_run. It is written under a
+   * temporary name beside it and renamed when complete. */
+  const char* output;
+  /* Inputs per category: files, directories (walked recursively, symbolic
+   * links inside not followed) or glob(3) patterns. NULL with count 0 for
+   * none. */
+  const char* const* logs;
+  size_t log_count;
+  const char* const* hlo_dumps;
+  size_t hlo_dump_count;
+  const char* const* traces;
+  size_t trace_count;
+  const char* const* configs;
+  size_t config_count;
+  /* A TensorBoard log directory whose plugins/profile/ is packed as traces;
+   * NULL for none. */
+  const char* tensorboard_dir;
+  /* A file holding the failed job's command line (text, or a copy of
+   * /proc/PID/cmdline, or that path itself): the DeepSpeed/HF configs it
+   * names are packed. NULL for none. */
+  const char* job_cmdline_file;
+  /* "KEY=VALUE" labels written to the manifest (values redacted). */
+  const char* const* labels;
+  size_t label_count;
+  /* The host name for the bundle; NULL: gethostname(). */
+  const char* host;
+  /* Files found in directories, by globs or by discovery that were last
+   * modified more than this many seconds ago are left out (listed as
+   * skipped); 0 keeps all. Files named directly are always kept. */
+  uint64_t since_seconds;
+  /* Cap on the bytes packed (uncompressed, the manifest excepted); 0: none.
+   * Over it, the largest logs keep their last part, cut at a line start, and
+   * then whole files are left out, largest first; the manifest says what. */
+  uint64_t max_bytes;
+  /* Timeout of each version/system command in milliseconds; 0: 20000. */
+  uint32_t command_timeout_ms;
+  int no_versions;   /* non-zero: run no version/system command */
+  int no_redact;     /* non-zero: pack everything as it is */
+  int redact_hosts;  /* non-zero: also replace host names and IP addresses */
+  int deterministic; /* non-zero: fixed mtimes, ownership, modes and created_at */
+  int dry_run;       /* non-zero: list what would be packed; write nothing, run nothing */
+  int no_discover;   /* non-zero: do not look at XLA_FLAGS and the flight-recorder prefix */
+  /* A key shared by the hosts of one collection (at least 16 bytes), so that
+   * equal secrets get equal pseudonyms across their bundles; NULL: a random
+   * key per bundle. Never written anywhere. */
+  const unsigned char* redact_key;
+  size_t redact_key_size;
+  /* The caller's command line, recorded (redacted) in the manifest. */
+  const char* const* command_line;
+  size_t command_line_count;
+  /* "KEY=VALUE" entries read instead of the process environment; NULL with
+   * count 0: the process environment. */
+  const char* const* environment;
+  size_t environment_count;
+  /* zstd level 1..22; 0: 3. */
+  int zstd_level;
+  /* Threads that read (pass 1) and compress; 0: the number of CPUs, at most
+   * 4. The bundle's bytes do not depend on it. */
+  unsigned int threads;
+} casefile_collect_options;
+
+#define CASEFILE_COLLECT_OPTIONS_INIT                                                          \
+  { CASEFILE_COLLECT_OPTIONS_VERSION,                                                          \
+    NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, /* output .. host */ \
+    0, 0, 0, 0, 0, 0, 0, 0, 0,        /* since_seconds .. no_discover */                      \
+    NULL, 0, NULL, 0, NULL, 0, 0, 0 } /* redact_key .. threads */
+
+/* Fills `opts` with defaults for `version`. Returns CASEFILE_E_VERSION for a
+ * version this library does not know, CASEFILE_E_ARGUMENT for NULL.
+ * Thread-safe. */
+CASEFILE_API casefile_status casefile_collect_options_init(casefile_collect_options* opts,
+                                                           unsigned int version);
+
+typedef enum casefile_collect_phase {
+  CASEFILE_COLLECT_PHASE_COMMANDS = 0, /* running version/system commands: done and total count commands */
+  CASEFILE_COLLECT_PHASE_SCAN = 1,     /* reading and redacting every file: bytes */
+  CASEFILE_COLLECT_PHASE_WRITE = 2     /* writing the bundle: bytes */
+} casefile_collect_phase;
+
+/* Progress of a collection, called on the calling thread. `total` is an
+ * estimate in the scan phase (sizes before redaction). `current` (borrowed,
+ * valid during the call) is the file or "command:NAME" at hand. Return
+ * non-zero to abort: casefile_collect then returns CASEFILE_E_ABORTED and
+ * leaves no output file. */
+typedef int (*casefile_collect_progress_fn)(casefile_collect_phase phase, uint64_t done,
+                                            uint64_t total, const char* current, void* payload);
+
+typedef struct casefile_collect_result casefile_collect_result;
+
+/* Collects into opts->output. Returns CASEFILE_OK; CASEFILE_PARTIAL when the
+ * bundle was written but something could not be collected whole (an
+ * unreadable or missing input, a command timeout, a file left out or changed
+ * while collected; each is a casefile_collect_result_error, and all but a
+ * change are in the manifest's "errors"); or an error:
+ * CASEFILE_E_ARGUMENT (NULL out or opts, no output without dry_run, NULL
+ * array items, a label without '=', a bad zstd level or key size),
+ * CASEFILE_E_VERSION, CASEFILE_E_IO (the output cannot be written),
+ * CASEFILE_E_LIMIT (the manifest would exceed what casefile reads),
+ * CASEFILE_E_ABORTED, CASEFILE_E_NOMEM. *out (with OK and PARTIAL) is freed
+ * with casefile_collect_result_free. `progress` may be NULL. */
+CASEFILE_API casefile_status casefile_collect(casefile_collect_result** out,
+                                              const casefile_collect_options* opts,
+                                              casefile_collect_progress_fn progress, void* payload,
+                                              casefile_error** err);
+
+CASEFILE_API void casefile_collect_result_free(casefile_collect_result* result);
+
+/* Files packed (the manifest not counted), their bytes (uncompressed), and
+ * the bytes written to the output (0 for a dry run). 0 for NULL. */
+CASEFILE_API uint64_t casefile_collect_result_file_count(const casefile_collect_result* result);
+CASEFILE_API uint64_t casefile_collect_result_bytes(const casefile_collect_result* result);
+CASEFILE_API uint64_t casefile_collect_result_archive_bytes(const casefile_collect_result* result);
+
+/* Redactions made, in all and per kind ("hf_token", "url_password", ...;
+ * kinds in name order). Borrowed strings valid until
+ * casefile_collect_result_free. Returns CASEFILE_E_ARGUMENT out of range. */
+CASEFILE_API uint64_t casefile_collect_result_redaction_count(const casefile_collect_result* result);
+CASEFILE_API size_t casefile_collect_result_redaction_kind_count(
+    const casefile_collect_result* result);
+CASEFILE_API casefile_status casefile_collect_result_redaction_kind(
+    const casefile_collect_result* result, size_t index, const char** kind_out,
+    uint64_t* count_out);
+
+/* Collection errors: the source (a path, "command:NAME") and what happened.
+ * Borrowed strings valid until casefile_collect_result_free; any output
+ * pointer may be NULL. Returns CASEFILE_E_ARGUMENT out of range. */
+CASEFILE_API size_t casefile_collect_result_error_count(const casefile_collect_result* result);
+CASEFILE_API casefile_status casefile_collect_result_error(const casefile_collect_result* result,
+                                                           size_t index, const char** source_out,
+                                                           const char** message_out);
+
+/* The listing, one entry per file or command considered, sorted by bundle
+ * path: action "pack", "tail" (packed, its front cut for max_bytes), "skip"
+ * (left out: note says why) or "run" (dry run: a command that would run);
+ * the bundle path ("" when none), the source, the kind (a `casefile files`
+ * kind, "" when not read), the bytes packed, the redactions made in it, and
+ * a note. This is what a dry run is for. Borrowed strings valid until
+ * casefile_collect_result_free; any output pointer may be NULL. Returns
+ * CASEFILE_E_ARGUMENT out of range. */
+CASEFILE_API size_t casefile_collect_result_entry_count(const casefile_collect_result* result);
+CASEFILE_API casefile_status casefile_collect_result_entry(
+    const casefile_collect_result* result, size_t index, const char** action_out,
+    const char** path_out, const char** source_out, const char** kind_out, uint64_t* size_out,
+    uint64_t* redactions_out, const char** note_out);
+
+typedef struct casefile_verify_result casefile_verify_result;
+
+/* Checks a bundle written by casefile_collect against its manifest: the
+ * manifest first and valid, every file it lists present once with its size
+ * and SHA-256, nothing else present. Returns CASEFILE_OK whenever the bundle
+ * could be opened, good or not: casefile_verify_result_ok says which, and
+ * each problem is listed. Errors: CASEFILE_E_ARGUMENT, CASEFILE_E_NOT_FOUND,
+ * CASEFILE_E_IO, CASEFILE_E_UNSUPPORTED (a directory), CASEFILE_E_ABORTED,
+ * CASEFILE_E_NOMEM. `progress` (bytes of content read, the entry at hand)
+ * may be NULL. Free *out with casefile_verify_result_free. Thread-safe. */
+CASEFILE_API casefile_status casefile_verify_bundle(casefile_verify_result** out, const char* path,
+                                                    casefile_progress_fn progress, void* payload,
+                                                    casefile_error** err);
+
+CASEFILE_API void casefile_verify_result_free(casefile_verify_result* result);
+
+/* 1 when the bundle matches its manifest, 0 otherwise (and for NULL). */
+CASEFILE_API int casefile_verify_result_ok(const casefile_verify_result* result);
+/* Files found whole (listed, present, size and SHA-256 equal). */
+CASEFILE_API uint64_t casefile_verify_result_file_count(const casefile_verify_result* result);
+
+/* Problems: the bundle path concerned ("" for the archive as a whole), the
+ * kind ("archive", "manifest", "missing", "extra", "size", "sha256",
+ * "duplicate", "entry_type") and a message. Borrowed strings valid until
+ * casefile_verify_result_free; any output pointer may be NULL. Returns
+ * CASEFILE_E_ARGUMENT out of range. */
+CASEFILE_API size_t casefile_verify_result_problem_count(const casefile_verify_result* result);
+CASEFILE_API casefile_status casefile_verify_result_problem(const casefile_verify_result* result,
+                                                            size_t index, const char** path_out,
+                                                            const char** kind_out,
+                                                            const char** message_out);
+
 #ifdef __cplusplus
 }
 #endif

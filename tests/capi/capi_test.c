@@ -839,6 +839,324 @@ static void test_analyze_and_report(void) {
   casefile_report_free(report);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Collect and verify                                                     */
+/* ---------------------------------------------------------------------- */
+
+/* A made-up token in the collected log; it must not reach the bundle. */
+static const char kCollectToken[] = "hf_Zq8XbT4mWn2RkP6yVd0LcJ9sHa3GfE1uQo";
+
+struct collect_log {
+  int calls;
+  int abort_phase; /* abort on the first call of this phase; -1 = never */
+  int phases_seen[3];
+};
+
+static int on_collect(casefile_collect_phase phase, uint64_t done, uint64_t total,
+                      const char* current, void* payload) {
+  struct collect_log* log = (struct collect_log*)payload;
+  (void)done;
+  (void)total;
+  CHECK(current != NULL);
+  ++log->calls;
+  if ((int)phase >= 0 && (int)phase < 3) log->phases_seen[phase] = 1;
+  return log->abort_phase == (int)phase;
+}
+
+/* Reads a whole (small) file into buf; returns its size. */
+static size_t read_file(const char* path, char* buf, size_t size) {
+  size_t n;
+  FILE* f = fopen(path, "rb");
+  CHECK(f != NULL);
+  n = fread(buf, 1, size, f);
+  CHECK(fclose(f) == 0);
+  return n;
+}
+
+static int memory_contains(const char* hay, size_t size, const char* needle) {
+  size_t i, len = strlen(needle);
+  for (i = 0; i + len <= size; ++i) {
+    if (memcmp(hay + i, needle, len) == 0) return 1;
+  }
+  return 0;
+}
+
+static void collect_options_for(casefile_collect_options* opts, const char* output,
+                                 const char* const* logs, size_t log_count,
+                                 const char* const* env, const char* const* labels) {
+  CHECK_STATUS(casefile_collect_options_init(opts, CASEFILE_COLLECT_OPTIONS_VERSION), CASEFILE_OK);
+  opts->output = output;
+  opts->logs = logs;
+  opts->log_count = log_count;
+  opts->host = "capihost";
+  opts->no_versions = 1;
+  opts->no_discover = 1;
+  opts->environment = env;
+  opts->environment_count = 1;
+  opts->labels = labels;
+  opts->label_count = 1;
+  opts->deterministic = 1;
+}
+
+static void test_collect_options(void) {
+  casefile_collect_options opts;
+  casefile_collect_options init = CASEFILE_COLLECT_OPTIONS_INIT;
+  CHECK(init.version == CASEFILE_COLLECT_OPTIONS_VERSION);
+  CHECK(init.output == NULL && init.log_count == 0 && init.threads == 0);
+  CHECK_STATUS(casefile_collect_options_init(NULL, CASEFILE_COLLECT_OPTIONS_VERSION),
+               CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_collect_options_init(&opts, 0), CASEFILE_E_VERSION);
+  CHECK_STATUS(casefile_collect_options_init(&opts, CASEFILE_COLLECT_OPTIONS_VERSION + 1),
+               CASEFILE_E_VERSION);
+  memset(&opts, 0xab, sizeof opts);
+  CHECK_STATUS(casefile_collect_options_init(&opts, CASEFILE_COLLECT_OPTIONS_VERSION), CASEFILE_OK);
+  CHECK(opts.version == CASEFILE_COLLECT_OPTIONS_VERSION);
+  CHECK(opts.output == NULL && opts.logs == NULL && opts.log_count == 0);
+  CHECK(opts.hlo_dumps == NULL && opts.traces == NULL && opts.configs == NULL);
+  CHECK(opts.tensorboard_dir == NULL && opts.job_cmdline_file == NULL && opts.host == NULL);
+  CHECK(opts.since_seconds == 0 && opts.max_bytes == 0 && opts.command_timeout_ms == 0);
+  CHECK(opts.no_versions == 0 && opts.no_redact == 0 && opts.redact_hosts == 0);
+  CHECK(opts.deterministic == 0 && opts.dry_run == 0 && opts.no_discover == 0);
+  CHECK(opts.redact_key == NULL && opts.redact_key_size == 0);
+  CHECK(opts.command_line == NULL && opts.environment == NULL && opts.environment_count == 0);
+  CHECK(opts.zstd_level == 0 && opts.threads == 0);
+}
+
+static void test_collect_errors(const char* const* logs, const char* const* env,
+                                const char* const* labels) {
+  casefile_collect_result* r = (casefile_collect_result*)&g_passed;
+  casefile_error* err = NULL;
+  casefile_collect_options opts;
+  const char* bad_labels[1];
+  char output[512];
+  join(output, sizeof output, g_root, "never.tar.zst");
+  collect_options_for(&opts, output, logs, 1, env, labels);
+
+  CHECK_STATUS(casefile_collect(NULL, &opts, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "casefile_collect"));
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_collect(&r, NULL, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(r == NULL);
+  CHECK(contains(casefile_error_message(err), "opts"));
+  casefile_error_free(err);
+
+  opts.version = 0;
+  CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, NULL), CASEFILE_E_VERSION);
+  opts.version = CASEFILE_COLLECT_OPTIONS_VERSION;
+
+  opts.output = NULL;
+  CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "output"));
+  casefile_error_free(err);
+  opts.output = output;
+
+  opts.logs = NULL;
+  CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "logs"));
+  casefile_error_free(err);
+  opts.logs = logs;
+
+  bad_labels[0] = "no-equals-sign";
+  opts.labels = bad_labels;
+  CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "no-equals-sign"));
+  casefile_error_free(err);
+  opts.labels = labels;
+
+  opts.redact_key = (const unsigned char*)"short";
+  opts.redact_key_size = 5;
+  CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, NULL), CASEFILE_E_ARGUMENT);
+  opts.redact_key = NULL;
+  opts.redact_key_size = 0;
+  CHECK(r == NULL);
+  CHECK(!file_exists(output));
+
+  /* Accessors on NULL and foreign handles. */
+  CHECK(casefile_collect_result_file_count(NULL) == 0);
+  CHECK(casefile_collect_result_bytes(NULL) == 0);
+  CHECK(casefile_collect_result_archive_bytes(NULL) == 0);
+  CHECK(casefile_collect_result_redaction_count(NULL) == 0);
+  CHECK(casefile_collect_result_redaction_kind_count(NULL) == 0);
+  CHECK(casefile_collect_result_error_count(NULL) == 0);
+  CHECK(casefile_collect_result_entry_count(NULL) == 0);
+  CHECK(casefile_collect_result_entry_count((const casefile_collect_result*)&g_passed) == 0);
+  CHECK_STATUS(casefile_collect_result_error(NULL, 0, NULL, NULL), CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_collect_result_entry(NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+               CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_collect_result_redaction_kind(NULL, 0, NULL, NULL), CASEFILE_E_ARGUMENT);
+  casefile_collect_result_free(NULL);
+  CHECK(casefile_verify_result_ok(NULL) == 0);
+  CHECK(casefile_verify_result_file_count(NULL) == 0);
+  CHECK(casefile_verify_result_problem_count(NULL) == 0);
+  CHECK_STATUS(casefile_verify_result_problem(NULL, 0, NULL, NULL, NULL), CASEFILE_E_ARGUMENT);
+  casefile_verify_result_free(NULL);
+}
+
+static void test_collect_and_verify(void) {
+  char src[512], path[512], output[512], bad[512];
+  static char bytes[1 << 20];
+  const char* logs[2];
+  const char* env[1];
+  const char* labels[1];
+  const char *action, *entry_path, *source, *kind, *note, *problem_path, *problem_kind, *message;
+  uint64_t size, redactions, count;
+  size_t i, n;
+  int found = 0;
+  FILE* f;
+  struct collect_log log;
+  casefile_collect_options opts;
+  casefile_collect_result* r = NULL;
+  casefile_verify_result* v = NULL;
+  casefile_error* err = (casefile_error*)&g_passed; /* cleared on success */
+  casefile_session* s;
+
+  join(src, sizeof src, g_root, "collectsrc");
+  make_dir(src);
+  join(path, sizeof path, src, "train.log");
+  f = fopen(path, "w");
+  CHECK(f != NULL);
+  CHECK(fprintf(f, "step 1 loss 2.31\nlogin with token %s ok\nstep 2 loss 2.30\n", kCollectToken) >
+        0);
+  CHECK(fclose(f) == 0);
+  join(output, sizeof output, g_root, "collected.tar.zst");
+  logs[0] = src;
+  env[0] = "PATH=/usr/bin";
+  labels[0] = "job=capi";
+
+  test_collect_options();
+  test_collect_errors(logs, env, labels);
+
+  /* A collection, with its progress. */
+  collect_options_for(&opts, output, logs, 1, env, labels);
+  memset(&log, 0, sizeof log);
+  log.abort_phase = -1;
+  CHECK_STATUS(casefile_collect(&r, &opts, on_collect, &log, &err), CASEFILE_OK);
+  CHECK(err == NULL);
+  CHECK(r != NULL);
+  CHECK(log.calls >= 2);
+  CHECK(log.phases_seen[CASEFILE_COLLECT_PHASE_SCAN] && log.phases_seen[CASEFILE_COLLECT_PHASE_WRITE]);
+  CHECK(casefile_collect_result_file_count(r) == 2); /* the log and env.txt */
+  CHECK(casefile_collect_result_bytes(r) ==
+        strlen("step 1 loss 2.31\nlogin with token ") + strlen(" ok\nstep 2 loss 2.30\n") +
+            strlen("<redacted:hf_token:12345678>") + strlen("PATH=/usr/bin\n"));
+  CHECK(casefile_collect_result_archive_bytes(r) == read_file(output, bytes, sizeof bytes));
+  CHECK(casefile_collect_result_redaction_count(r) == 1);
+  CHECK(casefile_collect_result_redaction_kind_count(r) == 1);
+  CHECK_STATUS(casefile_collect_result_redaction_kind(r, 0, &kind, &count), CASEFILE_OK);
+  CHECK(strcmp(kind, "hf_token") == 0 && count == 1);
+  CHECK_STATUS(casefile_collect_result_redaction_kind(r, 1, &kind, &count), CASEFILE_E_ARGUMENT);
+  CHECK(casefile_collect_result_error_count(r) == 0);
+  n = casefile_collect_result_entry_count(r);
+  for (i = 0; i < n; ++i) {
+    CHECK_STATUS(casefile_collect_result_entry(r, i, &action, &entry_path, &source, &kind, &size,
+                                               &redactions, &note),
+                 CASEFILE_OK);
+    if (strcmp(entry_path, "hosts/capihost/logs/collectsrc/train.log") == 0) {
+      found = 1;
+      CHECK(strcmp(action, "pack") == 0);
+      CHECK(strcmp(source, path) == 0);
+      CHECK(strcmp(kind, "log") == 0);
+      CHECK(redactions == 1);
+      CHECK(strcmp(note, "") == 0);
+    }
+  }
+  CHECK(found);
+  CHECK_STATUS(casefile_collect_result_entry(r, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+               CASEFILE_E_ARGUMENT);
+  casefile_collect_result_free(r);
+  r = NULL;
+
+  /* The token is nowhere in the compressed bundle (the C++ tests search the
+   * decompressed stream as well). */
+  CHECK(!memory_contains(bytes, read_file(output, bytes, sizeof bytes), kCollectToken));
+
+  /* It verifies, and indexes as a bundle. */
+  CHECK_STATUS(casefile_verify_bundle(&v, output, NULL, NULL, &err), CASEFILE_OK);
+  CHECK(err == NULL);
+  CHECK(casefile_verify_result_ok(v) == 1);
+  CHECK(casefile_verify_result_file_count(v) == 2);
+  CHECK(casefile_verify_result_problem_count(v) == 0);
+  CHECK_STATUS(casefile_verify_result_problem(v, 0, NULL, NULL, NULL), CASEFILE_E_ARGUMENT);
+  casefile_verify_result_free(v);
+  s = open_session(output, "collected.db", 0);
+  CHECK_STATUS(casefile_session_index(s, NULL, NULL, NULL), CASEFILE_OK);
+  casefile_session_free(s);
+
+  /* Deterministic: the same inputs give the same bytes. */
+  {
+    static char again[1 << 20];
+    size_t first;
+    opts.redact_key = (const unsigned char*)"a key shared by the hosts";
+    opts.redact_key_size = strlen("a key shared by the hosts");
+    CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, NULL), CASEFILE_OK);
+    casefile_collect_result_free(r);
+    first = read_file(output, bytes, sizeof bytes);
+    CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, NULL), CASEFILE_OK);
+    casefile_collect_result_free(r);
+    r = NULL;
+    CHECK(read_file(output, again, sizeof again) == first);
+    CHECK(memcmp(bytes, again, first) == 0);
+    opts.redact_key = NULL;
+    opts.redact_key_size = 0;
+  }
+
+  /* A damaged bundle: verify succeeds as a call and lists the problem. */
+  join(bad, sizeof bad, g_root, "damaged.tar.zst");
+  f = fopen(bad, "wb");
+  CHECK(f != NULL);
+  CHECK(fwrite(bytes, 1, 100, f) == 100);
+  CHECK(fclose(f) == 0);
+  CHECK_STATUS(casefile_verify_bundle(&v, bad, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK(casefile_verify_result_ok(v) == 0);
+  CHECK(casefile_verify_result_problem_count(v) >= 1);
+  CHECK_STATUS(casefile_verify_result_problem(v, 0, &problem_path, &problem_kind, &message),
+               CASEFILE_OK);
+  CHECK(strcmp(problem_kind, "archive") == 0);
+  CHECK(message[0] != '\0');
+  casefile_verify_result_free(v);
+  v = (casefile_verify_result*)&g_passed;
+  CHECK_STATUS(casefile_verify_bundle(&v, g_missing, NULL, NULL, &err), CASEFILE_E_NOT_FOUND);
+  CHECK(v == NULL);
+  CHECK(contains(casefile_error_message(err), "casefile_verify_bundle"));
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_verify_bundle(&v, NULL, NULL, NULL, NULL), CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_verify_bundle(NULL, output, NULL, NULL, NULL), CASEFILE_E_ARGUMENT);
+
+  /* A dry run writes nothing and lists the same file. */
+  join(path, sizeof path, g_root, "dry.tar.zst");
+  opts.output = path;
+  opts.dry_run = 1;
+  CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK(!file_exists(path));
+  CHECK(casefile_collect_result_archive_bytes(r) == 0);
+  CHECK(casefile_collect_result_file_count(r) == 2);
+  casefile_collect_result_free(r);
+  r = NULL;
+  opts.dry_run = 0;
+
+  /* Aborting in the write phase leaves no output. */
+  memset(&log, 0, sizeof log);
+  log.abort_phase = CASEFILE_COLLECT_PHASE_WRITE;
+  CHECK_STATUS(casefile_collect(&r, &opts, on_collect, &log, &err), CASEFILE_E_ABORTED);
+  CHECK(r == NULL);
+  CHECK(casefile_error_status(err) == CASEFILE_E_ABORTED);
+  casefile_error_free(err);
+  CHECK(!file_exists(path));
+
+  /* A missing input: the bundle is written, the status is PARTIAL. */
+  logs[1] = g_missing;
+  opts.log_count = 2;
+  CHECK_STATUS(casefile_collect(&r, &opts, NULL, NULL, &err), CASEFILE_PARTIAL);
+  CHECK(err == NULL);
+  CHECK(file_exists(path));
+  CHECK(casefile_collect_result_error_count(r) == 1);
+  CHECK_STATUS(casefile_collect_result_error(r, 0, &source, &message), CASEFILE_OK);
+  CHECK(strcmp(source, g_missing) == 0);
+  CHECK(strcmp(message, "not found") == 0);
+  CHECK_STATUS(casefile_collect_result_error(r, 1, &source, &message), CASEFILE_E_ARGUMENT);
+  casefile_collect_result_free(r);
+}
+
 int main(int argc, char** argv) {
   (void)argc;
   (void)argv;
@@ -858,6 +1176,7 @@ int main(int argc, char** argv) {
   test_finding_null();
   test_report_null();
   test_analyze_and_report();
+  test_collect_and_verify();
 
   remove_inputs();
   printf("%d passed, 0 failed\n", g_passed);

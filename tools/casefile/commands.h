@@ -15,6 +15,8 @@ int RunQuery(const CommandArgs& args);
 int RunFiles(const CommandArgs& args);
 int RunShow(const CommandArgs& args);
 int RunAnalyzers(const CommandArgs& args);
+int RunCollect(const CommandArgs& args);
+int RunVerify(const CommandArgs& args);
 
 extern const char kAnalyzeHelp[];
 extern const char kIndexHelp[];
@@ -22,6 +24,8 @@ extern const char kQueryHelp[];
 extern const char kFilesHelp[];
 extern const char kShowHelp[];
 extern const char kAnalyzersHelp[];
+extern const char kCollectHelp[];
+extern const char kVerifyHelp[];
 
 // Help paragraphs several commands share.
 extern const char kBundleHelp[];        // what a BUNDLE may be

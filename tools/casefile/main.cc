@@ -57,6 +57,8 @@ const Command kCommands[] = {
     {"files", "list the files of bundles", kFilesHelp, RunFiles, true},
     {"show", "print a file, or a line with context", kShowHelp, RunShow, true},
     {"analyzers", "list the built-in analyzers", kAnalyzersHelp, RunAnalyzers, false},
+    {"collect", "pack this host's logs into a redacted bundle", kCollectHelp, RunCollect, false},
+    {"verify", "check a collected bundle against its manifest", kVerifyHelp, RunVerify, false},
 };
 
 const char kMainHelp[] =
