@@ -25,8 +25,14 @@ TEST(ClassifyPathTest, HostPatterns) {
   EXPECT_EQ(AttributeFromPath("Node03/x.log").host, "Node03");
   EXPECT_EQ(AttributeFromPath("logs/host017/x.log").host, "host017");
   EXPECT_EQ(AttributeFromPath("ip-10-0-1-23/x.log").host, "ip-10-0-1-23");
-  // The outermost host-like directory wins.
+  // The outermost host-like directory wins ...
   EXPECT_EQ(AttributeFromPath("host-017/node03/x.log").host, "host-017");
+  EXPECT_EQ(AttributeFromPath("bundle/hosts/h1/nodes/n2/x.log").host, "h1");
+  // ... but a collector's folder at the root yields to the folder of the
+  // host that wrote the files (a shared file system collected from one host).
+  EXPECT_EQ(AttributeFromPath("hosts/login-1/logs/src/nodes/a100-r1/train.log").host, "a100-r1");
+  EXPECT_EQ(AttributeFromPath("hosts/login-1/logs/run/node03/train.log").host, "node03");
+  EXPECT_EQ(AttributeFromPath("hosts/login-1/logs/train.log").host, "login-1");
   // Not hosts: words that merely start with "host"/"node", bare numbers.
   EXPECT_FALSE(AttributeFromPath("hostfile").host.has_value());
   EXPECT_FALSE(AttributeFromPath("nodes_info/x.log").host.has_value());

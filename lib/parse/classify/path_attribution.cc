@@ -152,12 +152,21 @@ PathAttribution AttributeFromPath(std::string_view path) {
   const size_t n = comps.size();
 
   std::optional<int64_t> tpu_worker;
+  // The outermost host-like directory, except that the collector's own
+  // folder (hosts/<host>/ at the bundle root) yields to a deeper one: the
+  // files under it were collected on that host but written by the deeper
+  // one (per-node folders of a shared file system).
+  bool collector_folder = false;
   for (size_t i = 0; i + 1 < n; ++i) {
     bool under_hosts =
         i > 0 && (lower[i - 1] == "hosts" || lower[i - 1] == "nodes" || lower[i - 1] == "machines");
     if (under_hosts || IsHostName(lower[i])) {
       out.host = std::string(comps[i]);
       tpu_worker = TpuWorker(lower[i]);
+      if (!collector_folder && i == 1 && lower[0] == "hosts") {
+        collector_folder = true;
+        continue;
+      }
       break;
     }
   }

@@ -5,7 +5,10 @@
 //
 // Rules (components are compared case-insensitively; values keep the case
 // the path had, except the normalised task and the rank number):
-//  host: the first (outermost) directory that is host-like:
+//  host: the first (outermost) directory that is host-like (but a
+//    collector's "hosts/<host>/" at the bundle root yields to a deeper
+//    host-like directory: a shared file system's per-node folders collected
+//    from one host):
 //    - "host"/"node" + optional '-'/'_' + digits, and nothing else:
 //      "host-017", "host017", "node03", "node_2";
 //    - a TPU VM name: starts "t1v-" or "tpu-" and ends "-w-<digits>";
