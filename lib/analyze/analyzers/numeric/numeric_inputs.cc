@@ -255,7 +255,7 @@ PrecisionInputs LoadPrecision(const IndexReader& index) {
   if (out.bf16_dtypes.empty() || !auto_fp16) return out;
   index.Query(
       "SELECT l.file_id, l.line_no, l.text FROM files AS f JOIN lines AS l ON l.file_id = f.id "
-      "WHERE f.kind IN ('log', 'other') AND l.line_no <= " +
+      "WHERE f.kind IN ('log', 'other', 'version') AND l.line_no <= " +
           std::to_string(kCommandLineScan) +
           " AND instr(l.text, '--fp16') > 0 ORDER BY l.file_id, l.line_no",
       [&](const QueryRow& r) {
