@@ -54,8 +54,15 @@ std::string PathAllocator::Unique(const std::string& path) {
 
 std::string BundlePlanner::BundlePath(const std::string& folder, const std::string& relative,
                                       RedactionCounts& counts) {
-  std::string path =
-      "hosts/" + settings_.host_dir + "/" + folder + "/" + SanitizeRelative(relative);
+  std::string raw = relative;
+  if (settings_.redactor != nullptr) {
+    // Before sanitizing too: a control character turned into '_' would
+    // join a token to the word before it ("b\rghp_..." -> "b_ghp_..."),
+    // which no token pattern matches.
+    RedactLineState state;
+    settings_.redactor->RedactLine(relative, raw, state, counts);
+  }
+  std::string path = "hosts/" + settings_.host_dir + "/" + folder + "/" + SanitizeRelative(raw);
   if (settings_.redactor != nullptr) {
     std::string redacted;
     RedactLineState state;
@@ -66,10 +73,16 @@ std::string BundlePlanner::BundlePath(const std::string& folder, const std::stri
   return paths_.Unique(path);
 }
 
-bool BundlePlanner::Excluded(const std::string& path) const {
+bool BundlePlanner::Excluded(const std::string& path, const struct stat* st) const {
   for (const auto& e : settings_.excluded) {
     if (e.empty()) continue;
     if (path == e || path.compare(0, e.size() + 5, e + ".tmp-") == 0) return true;
+  }
+  if (st == nullptr) return false;
+  for (const auto& [dev, ino] : settings_.excluded_ids) {
+    if (static_cast<uint64_t>(st->st_dev) == dev && static_cast<uint64_t>(st->st_ino) == ino) {
+      return true;
+    }
   }
   return false;
 }
@@ -87,7 +100,9 @@ void BundlePlanner::AddPathInput(const std::string& folder, const std::string& a
   errors_.insert(errors_.end(), found.errors.begin(), found.errors.end());
   skipped_.insert(skipped_.end(), found.skipped.begin(), found.skipped.end());
   for (FoundFile& f : found.files) {
-    if (Excluded(f.path)) continue;
+    struct stat st;
+    const bool have_stat = ::stat(f.path.c_str(), &st) == 0;
+    if (Excluded(f.path, have_stat ? &st : nullptr)) continue;
     if (!seen_sources_.insert(f.path).second) continue;
     bool exempt = f.named || named;
     if (settings_.since_cutoff > 0 && !exempt && f.mtime < settings_.since_cutoff) {
@@ -120,8 +135,7 @@ void BundlePlanner::AddPathInput(const std::string& folder, const std::string& a
         relative = StripCompressionSuffix(relative, c);
       }
     }
-    struct stat st;
-    if (::stat(f.path.c_str(), &st) == 0) p.planned_bytes = static_cast<uint64_t>(st.st_size);
+    if (have_stat) p.planned_bytes = static_cast<uint64_t>(st.st_size);
     p.path = BundlePath(folder, relative, p.extra_redactions);
     files_.push_back(std::move(p));
   }

@@ -14,11 +14,14 @@
 // several hosts' bundles are analysed together.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "collect/collect_options.h"
@@ -51,6 +54,10 @@ class BundlePlanner {
     // Output paths: the file itself and its temporary "<path>.tmp-*" are
     // never collected into the bundle.
     std::vector<std::string> excluded;
+    // The output by identity (st_dev, st_ino): the same file reached by
+    // another name (a symbolic link above it, a hard link, standard output
+    // redirected into a collected directory) is never collected either.
+    std::vector<std::pair<uint64_t, uint64_t>> excluded_ids;
   };
 
   explicit BundlePlanner(Settings settings) : settings_(std::move(settings)) {}
@@ -75,7 +82,7 @@ class BundlePlanner {
  private:
   std::string BundlePath(const std::string& folder, const std::string& relative,
                          RedactionCounts& counts);
-  bool Excluded(const std::string& path) const;
+  bool Excluded(const std::string& path, const struct stat* st) const;
 
   Settings settings_;
   PathAllocator paths_;

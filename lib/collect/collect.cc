@@ -15,6 +15,7 @@
 #include <random>
 #include <thread>
 
+#include "collect/argv_redaction.h"
 #include "collect/bundle_plan.h"
 #include "collect/bundle_writer.h"
 #include "collect/command_collection.h"
@@ -157,6 +158,22 @@ class Output {
   std::string temp_;
 };
 
+// The files the bundle is written to, by (st_dev, st_ino): the temporary
+// file (or standard output, when it is a regular file) and an existing file
+// at the final path, which the rename will replace.
+std::vector<std::pair<uint64_t, uint64_t>> OutputIdentities(const Output& output) {
+  std::vector<std::pair<uint64_t, uint64_t>> ids;
+  struct stat st;
+  if (::fstat(output.fd(), &st) == 0 && S_ISREG(st.st_mode)) {
+    ids.emplace_back(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+  }
+  if (!output.final_path().empty() && ::stat(output.final_path().c_str(), &st) == 0 &&
+      S_ISREG(st.st_mode)) {
+    ids.emplace_back(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+  }
+  return ids;
+}
+
 std::optional<std::string> ReadSmallFile(const std::string& path, size_t cap, std::string& error) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
@@ -228,6 +245,9 @@ class Collection {
     }
     host_dir_ = redactor_ && o_.redact_hosts ? redactor_->Pseudonym(kRedactHostname, host)
                                              : SanitizeComponent(host);
+    // The manifest's "host" is the folder name every path holds, which
+    // BundlePath redacts: the same text, redacted once here.
+    host_dir_ = SanitizeComponent(RedactText(host_dir_));
     if (!o_.dry_run) output_.emplace(o_.output);
     start_time_ = Now();
 
@@ -238,6 +258,7 @@ class Collection {
       settings.since_cutoff = start_time_ - static_cast<int64_t>(o_.since_seconds);
     if (output_ && !output_->final_path().empty())
       settings.excluded.push_back(output_->final_path());
+    if (output_) settings.excluded_ids = OutputIdentities(*output_);
     BundlePlanner planner(settings);
     PlanInputs(planner);
     PlanCommands(planner);
@@ -309,9 +330,12 @@ class Collection {
       } else {
         job_args = SplitCommandLine(*text);
         job_cwd = JobWorkingDirectory(o_.job_cmdline_file);
+        RedactionCounts counts;
+        const std::string line =
+            JoinQuoted(redactor_ ? RedactArgv(job_args, *redactor_, counts) : job_args);
         planner.AddMemoryFile("job", "job_cmdline.txt", AbsolutePath(o_.job_cmdline_file),
-                              std::make_shared<std::string>(JoinQuoted(job_args) + "\n"), "log",
-                              false);
+                              std::make_shared<std::string>(line + "\n"), "log", false);
+        for (const auto& [kind, n] : counts) planner.files().back().extra_redactions[kind] += n;
       }
     }
     Discovery d = Discover(env_, o_.discover, !o_.hlo_dumps.empty(), job_args, job_cwd);
@@ -430,6 +454,14 @@ class Collection {
         errors_.push_back({f.source, f.note});
         continue;
       }
+      if (redactor_ && f.nested_archive) {
+        f.note =
+            "holds archived or compressed data (a zip or 7z archive, or a tar with such "
+            "members), which cannot be checked for secrets; not packed (--no-redact packs it "
+            "as it is)";
+        errors_.push_back({f.source, f.note});
+        continue;
+      }
       f.content_redactions = Total(f.redactions);
       for (const auto& [kind, n] : f.extra_redactions) f.redactions[kind] += n;
       if (!f.cut.empty()) {
@@ -497,7 +529,8 @@ class Collection {
     }
     if (redactor_) {
       RedactLineState state;
-      redactor_->RedactLine(JoinQuoted(o_.command_line), m.command_line, state, side_counts_);
+      redactor_->RedactLine(JoinQuoted(RedactArgv(o_.command_line, *redactor_, side_counts_)),
+                            m.command_line, state, side_counts_);
     } else {
       m.command_line = JoinQuoted(o_.command_line);
     }
@@ -535,7 +568,7 @@ class Collection {
       e.kind = f.kind;
       e.size = f.packed ? f.packed_size() : 0;
       e.redactions = f.scanned ? Total(f.redactions) : 0;
-      e.note = f.note;
+      e.note = RedactText(f.note);
       if (f.packed) {
         ++r.files;
         r.bytes += f.packed_size();

@@ -9,6 +9,23 @@ extern char** environ;
 
 namespace casefile::collect {
 
+namespace {
+
+// A line break is written "\\n" (or "\\r") so each variable stays one line.
+void AppendOneLine(std::string_view text, std::string& out) {
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out += c;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> ProcessEnvironment() {
   std::vector<std::string> env;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
@@ -39,17 +56,16 @@ std::string EnvironmentFile(const std::vector<std::string>& env, const Redactor*
   std::string out;
   for (const auto& [name, raw] : kept) {
     std::string value = redactor != nullptr ? redactor->RedactEnvValue(name, raw, counts) : raw;
-    out += name;
-    out += '=';
-    for (char c : value) {
-      if (c == '\n') {
-        out += "\\n";
-      } else if (c == '\r') {
-        out += "\\r";
-      } else {
-        out += c;
-      }
+    // The name too: env.txt is not scanned again, and a name can be any
+    // bytes but '=' (a token pasted into it stays in the process's env).
+    std::string shown = name;
+    if (redactor != nullptr) {
+      RedactLineState state;
+      redactor->RedactLine(name, shown, state, counts);
     }
+    AppendOneLine(shown, out);
+    out += '=';
+    AppendOneLine(value, out);
     out += '\n';
   }
   return out;

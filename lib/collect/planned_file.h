@@ -47,6 +47,9 @@ struct PlannedFile {
   uint64_t content_redactions = 0;  // in the content alone
   std::string cut;                  // why the content ended before the source did
   bool head_is_pickle = false;      // first byte 0x80: a pickle, binary whatever its kind
+  // With redaction: content whose text the redactor cannot see, a zip, 7z
+  // or compressed head, or a tar holding such members (NestedArchiveSniffer).
+  bool nested_archive = false;
   // A SegmentHash of each kSegmentBytes of the source (plain files): what
   // lets pass 2 pack a file in which pass 1 found nothing to redact without
   // redacting it again (collect.cc, CopyVerified).

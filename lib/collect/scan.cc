@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "collect/nested_archive.h"
 #include "collect/segment_hash.h"
 #include "common/error.h"
 #include "common/sha256.h"
@@ -67,11 +68,13 @@ void ScanFile(PlannedFile& f, const Redactor* redactor, const ScanProgressFn& pr
       }
     };
   }
+  NestedArchiveSniffer nested;
   StreamStats stats = StreamContent(
       f.content, UINT64_MAX, redactor, counts,
       [&](std::string_view chunk) {
         sha.Update(chunk);
         size += chunk.size();
+        if (redactor != nullptr) nested.Feed(chunk);
         if (head.size() < kClassifyHeadBytes) {
           head.append(chunk.substr(0, std::min(chunk.size(), kClassifyHeadBytes - head.size())));
         }
@@ -98,6 +101,7 @@ void ScanFile(PlannedFile& f, const Redactor* redactor, const ScanProgressFn& pr
   } else {
     f.kind = FileKindName(ClassifyFile(f.path, ClassifiedHead(f, head)));
   }
+  f.nested_archive = nested.found();
   f.head_is_pickle = !head.empty() && static_cast<unsigned char>(head[0]) == 0x80;
 }
 
@@ -134,6 +138,9 @@ void ScanTail(PlannedFile& f, uint64_t keep, const Redactor* redactor,
       size_t i = 0;
       for (; i < chunk.size(); ++i) {
         if (chunk[i] != '\n') continue;
+        // The content's last byte starts no line in the kept part: kept
+        // from there, the tail would be empty and the file left out.
+        if (i >= look && start + i + 1 >= f.size) break;
         ++newlines;
         if (i >= look) {
           kept_from = start + i + 1;
