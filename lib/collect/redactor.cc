@@ -430,8 +430,49 @@ void StreamRedactor::Feed(std::string_view chunk, std::string& out) {
   }
 }
 
+void StreamRedactor::RedactCutToken(std::string& out, size_t from) {
+  struct Prefix {
+    std::string_view text;
+    const char* kind;
+  };
+  static constexpr Prefix kPrefixes[] = {
+      {"github_pat_", kRedactGithubToken},
+      {"ghp_", kRedactGithubToken},
+      {"gho_", kRedactGithubToken},
+      {"ghu_", kRedactGithubToken},
+      {"ghs_", kRedactGithubToken},
+      {"ghr_", kRedactGithubToken},
+      {"hf_", kRedactHfToken},
+      {"api_org_", kRedactHfToken},
+      {"AKIA", kRedactAwsKeyId},
+      {"ASIA", kRedactAwsKeyId},
+      {"AIza", kRedactGoogleApiKey},
+  };
+  // Fewer characters than this after the prefix give away little and are
+  // more likely a word ("hf_model") than a cut token.
+  constexpr size_t kMinCutChars = 6;
+  size_t start = out.size();
+  auto token_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  };
+  while (start > from && token_char(out[start - 1])) --start;
+  const std::string_view word(out.data() + start, out.size() - start);
+  if (start > from && token_char(out[start - 1])) return;
+  for (const Prefix& p : kPrefixes) {
+    if (!word.starts_with(p.text) || word.size() < p.text.size() + kMinCutChars) continue;
+    const std::string pseudonym = redactor_.Pseudonym(p.kind, word);
+    ++counts_[p.kind];
+    out.replace(start, word.size(), pseudonym);
+    return;
+  }
+}
+
 void StreamRedactor::Finish(std::string& out) {
+  const size_t from = out.size();
+  const bool unterminated = !pending_.empty();
   if (!pending_.empty() || !pending_starts_line_) FinishLine(out);
+  if (unterminated) RedactCutToken(out, from);
   pending_.clear();
   pending_starts_line_ = true;
   continuation_kind_ = nullptr;

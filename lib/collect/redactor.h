@@ -123,6 +123,11 @@ class StreamRedactor {
  private:
   // Redacts pending_ as the rest of a line and appends it.
   void FinishLine(std::string& out);
+  // A stream cut inside a token (a log read while written, a capped
+  // output): the last word of the unterminated last line, written to
+  // out[from:], is replaced when it starts like a token, although it is too
+  // short for the token's full pattern.
+  void RedactCutToken(std::string& out, size_t from);
   // Emits the front of pending_ when a line outgrows kMaxRedactLineBytes.
   void FlushWindow(std::string& out);
 

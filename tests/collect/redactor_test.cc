@@ -591,3 +591,34 @@ TEST(Redactor, RandomKeysDiffer) {
 
 }  // namespace
 }  // namespace casefile::collect
+
+namespace casefile::collect {
+namespace {
+
+// A stream cut inside a token (a log read while it is written, an output
+// capped at its limit): the cut piece is shorter than the token's pattern
+// and is still replaced when it ends the stream.
+TEST(Redactor, ATokenCutAtTheEndOfTheStreamIsReplaced) {
+  const Redactor r(Key(7));
+  for (const char* cut : {"hf_Zq8XbT4mWn2RkP6y", "ghp_Zq8XbT4mWn2", "AKIAZQ8XBT4M",
+                          "github_pat_11ABCDEF", "AIzaSyZq8XbT4m"}) {
+    RedactionCounts counts;
+    const std::string input = std::string("line one\ntoken ") + cut;
+    const std::string out = Redact(r, input, counts, 5);
+    EXPECT_EQ(out.find(cut), std::string::npos) << out;
+    EXPECT_EQ(out.rfind("line one\ntoken <redacted:", 0), 0u) << out;
+    EXPECT_EQ(counts.size(), 1u) << cut;
+  }
+}
+
+TEST(Redactor, ShortOrTerminatedWordsAtTheEndAreKept) {
+  const Redactor r(Key(7));
+  // Too short to be a cut token, or a whole line: nothing to do.
+  EXPECT_EQ(Redact(r, "loading hf_model"), "loading hf_model");
+  EXPECT_EQ(Redact(r, "see AKIA"), "see AKIA");
+  EXPECT_EQ(Redact(r, "x_ghp_abcdefgh"), "x_ghp_abcdefgh");
+  EXPECT_EQ(Redact(r, "hf_abcdefgh\n"), "hf_abcdefgh\n");
+}
+
+}  // namespace
+}  // namespace casefile::collect
