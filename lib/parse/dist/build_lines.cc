@@ -223,26 +223,13 @@ class BuildLinesFamily : public DistFamily {
     // version must be less than 16 and greater than 3.2".
     at = msg.find("unsupported GNU version");
     if (at != kNpos) {
-      DistEventRow row = out.Start(line, kBuildError);
-      row.op = kBuildGccUnsupported;
-      row.detail = "gcc";
-      const size_t later = msg.find("later than", at);
-      uint64_t v = 0;
-      if (later != kNpos && scan::ReadUint(msg, scan::SkipSpaces(msg, later + 10), 3, &v) > 0)
-        row.value = static_cast<double>(v);
-      out.Emit(row);
+      CompilerRefused(line, msg, at, "gcc", "later than", 0, out);
       return false;
     }
     at = msg.find("unsupported clang version");
     if (at != kNpos) {
-      DistEventRow row = out.Start(line, kBuildError);
-      row.op = kBuildGccUnsupported;
-      row.detail = "clang";
-      const size_t less = msg.find("less than", at);
-      uint64_t v = 0;
-      if (less != kNpos && scan::ReadUint(msg, scan::SkipSpaces(msg, less + 9), 3, &v) > 0 && v > 0)
-        row.value = static_cast<double>(v - 1);
-      out.Emit(row);
+      // "less than 16": the newest accepted is 15.
+      CompilerRefused(line, msg, at, "clang", "less than", 1, out);
       return false;
     }
     // nvcc older than the architecture asked for:
@@ -346,6 +333,22 @@ class BuildLinesFamily : public DistFamily {
     pending_row_.op = kBuildCudaMismatch;
     pending_row_.detail =
         Capped("installed=" + std::string(installed) + " torch=" + std::string(torch));
+  }
+
+  // host_config.h's refusal of the host compiler: value = the newest major
+  // it accepts, read after `bound` ("later than N", "less than N" minus one).
+  void CompilerRefused(const LineRecord& line, std::string_view msg, size_t at,
+                       const char* compiler, std::string_view bound, uint64_t minus,
+                       const DistEmitter& out) {
+    DistEventRow row = out.Start(line, kBuildError);
+    row.op = kBuildGccUnsupported;
+    row.detail = compiler;
+    const size_t b = msg.find(bound, at);
+    uint64_t v = 0;
+    if (b != kNpos && scan::ReadUint(msg, scan::SkipSpaces(msg, b + bound.size()), 3, &v) > 0 &&
+        v > minus)
+      row.value = static_cast<double>(v - minus);
+    out.Emit(row);
   }
 
   void CudaMismatch(const LineRecord& line, std::string_view installed, std::string_view torch,
