@@ -14,6 +14,7 @@ Usage: python3 corpus/generate.py [scenario ...]   (Python 3.11, stdlib only)
 Each scenario folder is deleted and rewritten; nothing else is touched.
 """
 
+import gzip
 import base64
 import datetime
 import json
@@ -664,7 +665,11 @@ def check_evidence(scen_dir, doc_findings, bundles_root):
     for f in doc_findings:
         for e in f["evidence"]:
             base = bundles_root if "bundle" not in e else scen_dir / e["bundle"]
-            data = (base / e["path"]).read_bytes().split(b"\n")
+            data = (base / e["path"]).read_bytes()
+            if e["path"].endswith(".gz"):
+                # Ingest reads a .gz member gunzipped; its line numbers are the text's.
+                data = gzip.decompress(data)
+            data = data.split(b"\n")
             line = data[e["line"] - 1].decode("utf-8", "replace")
             assert e["contains"] in line, (scen_dir.name, e, line)
 
@@ -3745,6 +3750,8 @@ def scenario_healthy_bf16(d):
 # The cross-rank hang scenarios of issue #4 live in their own modules, which import this one.
 sys.modules.setdefault("generate", sys.modules[__name__])
 import gen_build  # noqa: E402
+import gen_comm  # noqa: E402
+import gen_comm_trace  # noqa: E402
 import gen_multihost_hang  # noqa: E402
 import gen_runtime  # noqa: E402
 import gen_torch_hang  # noqa: E402
@@ -3789,6 +3796,8 @@ SCENARIOS = {
     "build_extension_failed": gen_build.scenario_build_extension_failed,
     "build_version_skew": gen_build.scenario_build_version_skew,
     "healthy_build": gen_build.scenario_healthy_build,
+    **gen_comm.SCENARIOS,
+    **gen_comm_trace.SCENARIOS,
 }
 
 

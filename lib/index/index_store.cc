@@ -51,8 +51,8 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
                              "VALUES (?1, ?2, ?3, ?4)");
     trace_event_ = Statement(db_,
                              "INSERT INTO trace_events_raw (file_id, pid, tid, process_name, "
-                             "thread_name, name, category, phase, ts_us, dur_us, args) "
-                             "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+                             "thread_name, name, category, phase, ts_us, dur_us, args, line_no, "
+                             "offset) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
     hlo_module_ = Statement(db_,
                             "INSERT INTO hlo_modules (file_id, module_name, stage, host, "
                             "fingerprint, xla_fingerprint, instruction_count, computation_count) "
@@ -90,6 +90,29 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
     version_ = Statement(db_,
                          "INSERT INTO versions (file_id, line_no, component, version, detail, "
                          "source) VALUES (?1,?2,?3,?4,?5,?6)");
+    nccl_rank_ = Statement(
+        db_,
+        "INSERT INTO nccl_ranks (file_id, line_no, host, pid, rank, nranks, cuda_dev, nnodes, "
+        "comm, comm_id, parent, bus_id, nccl_version, cuda_runtime, cuda_driver, net, "
+        "net_devices, transports, env, channel_lines, init_line, complete_line, warn_count, "
+        "first_warn_line, last_line, version_line) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+        "?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26)");
+    trace_stat_ = Statement(
+        db_, "INSERT INTO trace_comm_stats (file_id, key, value, detail) VALUES (?1,?2,?3,?4)");
+    net_link_ =
+        Statement(db_,
+                  "INSERT INTO net_links (file_id, src, dst, transfers, bytes, lat_p50_us, "
+                  "lat_p90_us, lat_max_us, lat_mean_us) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    net_size_ = Statement(db_,
+                          "INSERT INTO net_sizes (file_id, lo_bytes, hi_bytes, transfers, bytes) "
+                          "VALUES (?1,?2,?3,?4,?5)");
+    net_timeline_ = Statement(db_,
+                              "INSERT INTO net_timeline (file_id, t0_us, t1_us, bytes, transfers, "
+                              "collectives_in_flight, busy_us, rpc_max_us) VALUES "
+                              "(?1,?2,?3,?4,?5,?6,?7,?8)");
+    trace_mark_ = Statement(db_,
+                            "INSERT INTO trace_marks (file_id, kind, line_no, offset, ts_us, "
+                            "dur_us, pid, text, detail) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
     block_ = Statement(db_,
                        "INSERT INTO line_blocks (file_id, block_no, first_line, line_count, "
                        "first_offset, min_ts, max_ts, raw_bytes, data) "
@@ -103,10 +126,12 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
 IndexStore::~IndexStore() { Close(); }
 
 void IndexStore::Close() noexcept {
-  for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
-                       &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_,
-                       &fr_entry_, &fr_group_, &version_, &block_}) {
+  for (Statement* s :
+       {&add_bundle_,   &update_bundle_, &add_file_,      &update_file_,  &set_meta_,
+        &meta_default_, &process_name_,  &thread_name_,   &trace_event_,  &hlo_module_,
+        &config_,       &ingest_issue_,  &numeric_frame_, &metric_chunk_, &dist_event_,
+        &fr_entry_,     &fr_group_,      &version_,       &nccl_rank_,    &trace_stat_,
+        &net_link_,     &net_size_,      &net_timeline_,  &trace_mark_,   &block_}) {
     s->Finalize();
   }
   if (db_) sqlite3_close_v2(db_);
@@ -190,6 +215,8 @@ void IndexStore::Insert(const TraceEventRow& r) {
   s.Bind(9, r.ts_us);
   s.Bind(10, r.dur_us);
   s.Bind(11, r.args_json.empty() ? std::string_view("{}") : std::string_view(r.args_json));
+  s.Bind(12, r.line_no);
+  s.Bind(13, static_cast<int64_t>(r.offset));
   s.Run();
 }
 
@@ -335,6 +362,97 @@ void IndexStore::Insert(const VersionRow& r) {
   s.Run();
 }
 
+void IndexStore::Insert(const NcclRankRow& r) {
+  Statement& s = nccl_rank_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.line_no);
+  s.Bind(3, r.host);
+  s.Bind(4, r.pid);
+  s.Bind(5, r.rank);
+  s.Bind(6, r.nranks);
+  s.Bind(7, r.cuda_dev);
+  s.Bind(8, r.nnodes);
+  s.Bind(9, r.comm);
+  s.Bind(10, r.comm_id);
+  s.Bind(11, r.parent);
+  s.Bind(12, r.bus_id);
+  s.Bind(13, r.nccl_version);
+  s.Bind(14, r.cuda_runtime);
+  s.Bind(15, r.cuda_driver);
+  s.Bind(16, r.net);
+  s.Bind(17, r.net_devices);
+  s.Bind(18, r.transports);
+  s.Bind(19, r.env);
+  s.Bind(20, r.channel_lines);
+  s.Bind(21, r.init_line);
+  s.Bind(22, r.complete_line);
+  s.Bind(23, r.warn_count);
+  s.Bind(24, r.first_warn_line);
+  s.Bind(25, r.last_line);
+  s.Bind(26, r.version_line);
+  s.Run();
+}
+
+void IndexStore::Insert(const TraceStatRow& r) {
+  Statement& s = trace_stat_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.key);
+  s.Bind(3, r.value);
+  s.Bind(4, r.detail);
+  s.Run();
+}
+
+void IndexStore::Insert(const NetLinkRow& r) {
+  Statement& s = net_link_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.src);
+  s.Bind(3, r.dst);
+  s.Bind(4, r.transfers);
+  s.Bind(5, r.bytes);
+  s.Bind(6, r.lat_p50_us);
+  s.Bind(7, r.lat_p90_us);
+  s.Bind(8, r.lat_max_us);
+  s.Bind(9, r.lat_mean_us);
+  s.Run();
+}
+
+void IndexStore::Insert(const NetSizeRow& r) {
+  Statement& s = net_size_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.lo_bytes);
+  s.Bind(3, r.hi_bytes);
+  s.Bind(4, r.transfers);
+  s.Bind(5, r.bytes);
+  s.Run();
+}
+
+void IndexStore::Insert(const NetTimelineRow& r) {
+  Statement& s = net_timeline_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.t0_us);
+  s.Bind(3, r.t1_us);
+  s.Bind(4, r.bytes);
+  s.Bind(5, r.transfers);
+  s.Bind(6, r.collectives_in_flight);
+  s.Bind(7, r.busy_us);
+  s.Bind(8, r.rpc_max_us);
+  s.Run();
+}
+
+void IndexStore::Insert(const TraceMarkRow& r) {
+  Statement& s = trace_mark_;
+  s.Bind(1, r.file_id);
+  s.Bind(2, r.kind);
+  s.Bind(3, r.line_no);
+  s.Bind(4, r.offset);
+  s.Bind(5, r.ts_us);
+  s.Bind(6, r.dur_us);
+  s.Bind(7, r.pid);
+  s.Bind(8, r.text);
+  s.Bind(9, r.detail);
+  s.Run();
+}
+
 void IndexStore::StoreBlock(const StoredBlock& block) {
   Statement& s = block_;
   s.Bind(1, block.file_id);
@@ -366,10 +484,12 @@ void IndexStore::Finish(const std::map<std::string, std::string>& forced,
   Exec(db_, "PRAGMA analysis_limit=1000; ANALYZE");
   Exec(db_, ("PRAGMA user_version=" + std::to_string(kIndexSchemaVersion)).c_str());
   Exec(db_, "COMMIT");
-  for (Statement* s : {&add_bundle_, &update_bundle_, &add_file_, &update_file_, &set_meta_,
-                       &meta_default_, &process_name_, &thread_name_, &trace_event_, &hlo_module_,
-                       &config_, &ingest_issue_, &numeric_frame_, &metric_chunk_, &dist_event_,
-                       &fr_entry_, &fr_group_, &version_, &block_}) {
+  for (Statement* s :
+       {&add_bundle_,   &update_bundle_, &add_file_,      &update_file_,  &set_meta_,
+        &meta_default_, &process_name_,  &thread_name_,   &trace_event_,  &hlo_module_,
+        &config_,       &ingest_issue_,  &numeric_frame_, &metric_chunk_, &dist_event_,
+        &fr_entry_,     &fr_group_,      &version_,       &nccl_rank_,    &trace_stat_,
+        &net_link_,     &net_size_,      &net_timeline_,  &trace_mark_,   &block_}) {
     s->Finalize();
   }
   int rc = sqlite3_close(db_);

@@ -51,12 +51,19 @@ class IndexStore {
   void Insert(const FrEntryRow& row);
   void Insert(const FrGroupRow& row);
   void Insert(const VersionRow& row);
+  void Insert(const NcclRankRow& row);
+  void Insert(const TraceStatRow& row);
+  void Insert(const NetLinkRow& row);
+  void Insert(const NetSizeRow& row);
+  void Insert(const NetTimelineRow& row);
+  void Insert(const TraceMarkRow& row);
 
   std::string path_;
   sqlite3* db_ = nullptr;
   Statement add_bundle_, update_bundle_, add_file_, update_file_, set_meta_, meta_default_;
   Statement process_name_, thread_name_, trace_event_, hlo_module_, config_, ingest_issue_;
   Statement numeric_frame_, metric_chunk_, dist_event_, fr_entry_, fr_group_, version_;
+  Statement nccl_rank_, trace_stat_, net_link_, net_size_, net_timeline_, trace_mark_;
   Statement block_;
 };
 

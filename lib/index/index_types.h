@@ -75,6 +75,13 @@ struct TraceEventRow {
   double ts_us = 0;
   std::optional<double> dur_us;
   std::string args_json;  // "{}" when absent
+  // Where the event object starts in the trace file: byte offset and 1-based
+  // line (traces written on one line give line 1 for every event).
+  uint64_t offset = 0;
+  int64_t line_no = 0;
+  // The event object as written, for evidence; valid only inside the
+  // TraceReader callback that delivers the row (not stored; empty after).
+  std::string_view raw;
 };
 
 struct HloModuleRow {
@@ -210,6 +217,97 @@ struct VersionRow {
   std::string detail;
   std::string source;
 };
+
+// One process's NCCL communicator as its NCCL_DEBUG=INFO output shows it
+// (lib/parse/dist/comm_lines.cc): one row per (file, host, pid, comm). A
+// process with NCCL output but no communicator line yet has one row with
+// comm unset. Facts of the process (version, driver, network, environment)
+// are repeated on each of its communicator rows.
+struct NcclRankRow {
+  int64_t file_id = 0;
+  int64_t line_no = 0;  // first NCCL line of this process and communicator
+  std::optional<std::string> host;
+  int64_t pid = -1;
+  std::optional<int64_t> rank;         // rank in this communicator
+  std::optional<int64_t> nranks;       // ranks in this communicator
+  std::optional<int64_t> cuda_dev;     // cudaDev of the init line
+  std::optional<int64_t> nnodes;       // "nNodes N" (NCCL >= 2.12 or so)
+  std::optional<std::string> comm;     // "0x55d3c0a0b000": the communicator pointer
+  std::optional<std::string> comm_id;  // "commId 0x49bbd7790311d5eb": shared by all its ranks
+  std::optional<std::string> parent;   // split communicators: the parent pointer
+  std::optional<std::string> bus_id;
+  std::optional<std::string> nccl_version;  // "2.19.3"
+  std::optional<int64_t> version_line;      // the "NCCL version ..." line it was read from
+  std::optional<std::string> cuda_runtime;  // the "+cuda12.3" of the version line
+  std::optional<std::string> cuda_driver;   // "cudaDriverVersion 12040" -> "12040"
+  std::optional<std::string> net;           // "Using network IB|Socket|IBext|<plugin>"
+  std::string net_devices;  // "IB:mlx5_0,mlx5_1" / "Socket:eth0" ("NET/<x> : Using ...")
+  std::string transports;   // sorted, comma-separated: NET/IB, NET/Socket, P2P/IPC, SHM...
+  std::string env;  // sorted "NAME=value" of "NAME set by environment to value", comma-separated
+  int64_t channel_lines = 0;             // "Channel NN..." connection and ring lines
+  std::optional<int64_t> init_line;      // "Init START" (or the first comm line)
+  std::optional<int64_t> complete_line;  // "Init COMPLETE"
+  int64_t warn_count = 0;
+  std::optional<int64_t> first_warn_line;
+  int64_t last_line = 0;  // last NCCL line of this process
+};
+
+// A communication statistic of one trace file (lib/parse/trace/comm_*):
+// key/value rows, the keys listed in lib/parse/trace/comm_trace_keys.h.
+struct TraceStatRow {
+  int64_t file_id = 0;
+  std::string key;
+  double value = 0;
+  std::string detail;
+};
+
+// Transfers between two endpoints seen in one trace file.
+struct NetLinkRow {
+  int64_t file_id = 0;
+  std::string src;
+  std::string dst;
+  int64_t transfers = 0;
+  double bytes = 0;
+  double lat_p50_us = 0;
+  double lat_p90_us = 0;
+  double lat_max_us = 0;
+  double lat_mean_us = 0;
+};
+
+// Transfer-size histogram bucket of one trace file: [lo, hi) bytes.
+struct NetSizeRow {
+  int64_t file_id = 0;
+  double lo_bytes = 0;
+  double hi_bytes = 0;
+  int64_t transfers = 0;
+  double bytes = 0;
+};
+
+// One time bucket of one trace file's network activity.
+struct NetTimelineRow {
+  int64_t file_id = 0;
+  double t0_us = 0;
+  double t1_us = 0;
+  double bytes = 0;
+  int64_t transfers = 0;              // transfers that started in the bucket
+  int64_t collectives_in_flight = 0;  // most collectives open at once in the bucket
+  double busy_us = 0;                 // time in the bucket with a transfer or recv-done open
+  double rpc_max_us = 0;              // longest RPC that started in the bucket
+};
+
+// A trace event kept as evidence for a communication finding.
+struct TraceMarkRow {
+  int64_t file_id = 0;
+  std::string kind;  // lib/parse/trace/comm_trace_keys.h
+  int64_t line_no = 0;
+  int64_t offset = 0;
+  double ts_us = 0;
+  std::optional<double> dur_us;
+  std::string pid;
+  std::string text;    // the event object as written, cut to kTraceMarkTextBytes
+  std::string detail;  // per kind: the link, the slack, the copy's receive...
+};
+inline constexpr size_t kTraceMarkTextBytes = 512;
 
 struct IngestIssueRow {
   int64_t bundle_id = 0;

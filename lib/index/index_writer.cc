@@ -81,6 +81,14 @@ size_t OpBytes(const WriteOp& op) {
                  o.output_dtypes.size() + (o.frame ? o.frame->size() : 0);
         } else if constexpr (std::is_same_v<T, VersionRow>) {
           return 96 + o.component.size() + o.version.size() + o.detail.size();
+        } else if constexpr (std::is_same_v<T, NcclRankRow>) {
+          return 256 + o.net_devices.size() + o.transports.size() + o.env.size();
+        } else if constexpr (std::is_same_v<T, TraceMarkRow>) {
+          return 128 + o.text.size() + o.detail.size() + o.pid.size();
+        } else if constexpr (std::is_same_v<T, TraceStatRow>) {
+          return 64 + o.key.size() + o.detail.size();
+        } else if constexpr (std::is_same_v<T, NetLinkRow>) {
+          return 96 + o.src.size() + o.dst.size();
         } else if constexpr (std::is_same_v<T, FrGroupRow>) {
           return 128 + o.ranks.size();
         } else {
@@ -372,7 +380,9 @@ void IndexWriter::EndFileLines(int64_t file_id) {
 
 void IndexWriter::AddTraceEvent(const TraceEventRow& row) {
   impl_->CheckFileId(row.file_id);
-  impl_->AddOp(row);
+  TraceEventRow stored = row;
+  stored.raw = {};  // points into the reader's buffer, which moves on
+  impl_->AddOp(std::move(stored));
 }
 
 void IndexWriter::SetTraceProcessName(int64_t file_id, const std::string& pid,
@@ -423,6 +433,36 @@ void IndexWriter::AddFrGroup(const FrGroupRow& row) {
 }
 
 void IndexWriter::AddVersion(const VersionRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddNcclRank(const NcclRankRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddTraceStat(const TraceStatRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddNetLink(const NetLinkRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddNetSize(const NetSizeRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddNetTimeline(const NetTimelineRow& row) {
+  impl_->CheckFileId(row.file_id);
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddTraceMark(const TraceMarkRow& row) {
   impl_->CheckFileId(row.file_id);
   impl_->AddOp(row);
 }

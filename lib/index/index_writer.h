@@ -59,6 +59,12 @@ class IndexWriter {
   void AddFrEntry(const FrEntryRow& row);
   void AddFrGroup(const FrGroupRow& row);
   void AddVersion(const VersionRow& row);
+  void AddNcclRank(const NcclRankRow& row);
+  void AddTraceStat(const TraceStatRow& row);
+  void AddNetLink(const NetLinkRow& row);
+  void AddNetSize(const NetSizeRow& row);
+  void AddNetTimeline(const NetTimelineRow& row);
+  void AddTraceMark(const TraceMarkRow& row);
   void AddIngestIssue(const IngestIssueRow& row);
   // Sets a meta row. schema_version, casefile_version and line_block_format
   // belong to the writer and are overwritten at Commit(); created_at and

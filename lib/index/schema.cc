@@ -133,6 +133,11 @@ const std::vector<TableSpec>& IndexTables() {
            {"ts_us", "REAL", "NOT NULL", "event timestamp in microseconds, as in the trace"},
            {"dur_us", "REAL", "", "duration in microseconds; NULL when the event has none"},
            {"args", "TEXT", "NOT NULL", "the event's args as JSON; {} when absent"},
+           {"line_no", "INTEGER", "NOT NULL",
+            "1-based line of the file where the event object starts (1 for every event of a "
+            "trace written on one line)"},
+           {"offset", "INTEGER", "NOT NULL",
+            "byte offset of the event object in the (decompressed) file"},
        },
        "",
        {{"trace_events_by_thread", "file_id, pid, tid", false,
@@ -204,10 +209,131 @@ const std::vector<TableSpec>& IndexTables() {
             "\"\" when none"},
            {"source", "TEXT", "NOT NULL",
             "the report: collect_env, nvcc, nvidia_smi, nvidia_smi_csv, ds_report, jax_env, "
-            "transformers_env, gcc, pip, conda, which_nvcc, cuda_dirs, env"},
+            "transformers_env, gcc, pip, conda, which_nvcc, cuda_dirs, env, nccl_log (the version "
+            "a process's NCCL printed at run time: nccl_ranks)"},
        },
        "",
        {{"versions_by_component", "component", false, "one component across hosts"}}},
+      {"nccl_ranks",
+       "Per-rank communicator facts read from NCCL_DEBUG=INFO/WARN output "
+       "(lib/parse/dist/comm_lines.cc): one row per process (host, pid) and communicator of a "
+       "log file; a process with NCCL lines but no communicator line yet has one row with comm "
+       "NULL. Facts of the process (version, driver, network, environment) repeat on each of "
+       "its rows.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the log"},
+           {"line_no", "INTEGER", "NOT NULL", "first NCCL line of this process and communicator"},
+           {"host", "TEXT", "", "host of the NCCL prefix (host:pid:tid); NULL when none"},
+           {"pid", "INTEGER", "NOT NULL", "process id of the NCCL prefix; -1 when none"},
+           {"rank", "INTEGER", "", "rank in this communicator (init line); NULL when unknown"},
+           {"nranks", "INTEGER", "", "ranks in this communicator; NULL when unknown"},
+           {"cuda_dev", "INTEGER", "", "cudaDev of the init line (the local device)"},
+           {"nnodes", "INTEGER", "", "nNodes of the communicator, when NCCL prints it"},
+           {"comm", "TEXT", "", "communicator pointer (\"0x55d3c0a0b000\")"},
+           {"comm_id", "TEXT", "", "commId: the same on every rank of one communicator"},
+           {"parent", "TEXT", "", "parent communicator of a split (ncclCommSplit); else NULL"},
+           {"bus_id", "TEXT", "", "busId of the init line"},
+           {"nccl_version", "TEXT", "", "\"NCCL version X\" the process printed (\"2.19.3\")"},
+           {"cuda_runtime", "TEXT", "", "the CUDA version NCCL was built for (+cudaX.Y)"},
+           {"cuda_driver", "TEXT", "", "cudaDriverVersion (\"12040\")"},
+           {"net", "TEXT", "", "network NCCL chose: IB, Socket, IBext or a plugin's name"},
+           {"net_devices", "TEXT", "NOT NULL",
+            "devices of the NET/<net> : Using lines, \"IB:mlx5_0,mlx5_1\" or \"Socket:eth0\"; "
+            "several networks joined with ; (\"IB:mlx5_0;Socket:eth0\")"},
+           {"transports", "TEXT", "NOT NULL",
+            "transports of its channel connections, sorted, comma-separated: NET/IB, "
+            "NET/Socket, P2P/IPC, P2P/CUMEM, SHM..."},
+           {"env", "TEXT", "NOT NULL",
+            "variables NCCL reported as set by environment, sorted \"NAME=value\", "
+            "comma-separated (a value may itself hold commas: NCCL_IB_HCA=mlx5_0,mlx5_1; split "
+            "on \",NCCL_\")"},
+           {"channel_lines", "INTEGER", "NOT NULL", "channel, ring and tree lines seen"},
+           {"init_line", "INTEGER", "", "line of Init START (or the first comm line)"},
+           {"complete_line", "INTEGER", "", "line of Init COMPLETE; NULL when never reached"},
+           {"warn_count", "INTEGER", "NOT NULL",
+            "NCCL WARN lines of the process that are not benign, and its NCCL error INFO lines "
+            "(init failures, error unwinds)"},
+           {"first_warn_line", "INTEGER", "", "line of the first of them"},
+           {"last_line", "INTEGER", "NOT NULL", "last NCCL line of the process"},
+           {"version_line", "INTEGER", "", "the \"NCCL version\" line nccl_version was read from"},
+       },
+       "",
+       {{"nccl_ranks_by_comm", "comm_id", false, "the ranks of one communicator"}}},
+      {"trace_comm_stats",
+       "Communication statistics of each profiler trace, computed while it is read "
+       "(lib/parse/trace/comm_trace_keys.h lists the keys): steady state, step time, "
+       "communication share, MapDmaBuffer calls, memory copies, recv-done waits, collective "
+       "slack, RPC latency, NCCL kernel time.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace"},
+           {"key", "TEXT", "NOT NULL", "statistic (comm_trace_keys.h)"},
+           {"value", "REAL", "NOT NULL", "its value; times in microseconds, shares in 0..1"},
+           {"detail", "TEXT", "NOT NULL", "text that goes with it; \"\" when none"},
+       },
+       "",
+       {}},
+      {"net_links",
+       "Network transfers of each trace by (source, destination): count, bytes and latency "
+       "(the network-analysis table of the MXLA workflow).",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace"},
+           {"src", "TEXT", "NOT NULL", "sending endpoint as the trace names it"},
+           {"dst", "TEXT", "NOT NULL", "receiving endpoint"},
+           {"transfers", "INTEGER", "NOT NULL", "transfers seen"},
+           {"bytes", "REAL", "NOT NULL", "bytes moved (0 when the trace gives no size)"},
+           {"lat_p50_us", "REAL", "NOT NULL", "median transfer latency, microseconds"},
+           {"lat_p90_us", "REAL", "NOT NULL", "90th percentile latency"},
+           {"lat_max_us", "REAL", "NOT NULL", "longest transfer"},
+           {"lat_mean_us", "REAL", "NOT NULL", "mean latency"},
+       },
+       "",
+       {}},
+      {"net_sizes",
+       "Transfer-size histogram of each trace: power-of-four buckets [lo_bytes, hi_bytes).",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace"},
+           {"lo_bytes", "REAL", "NOT NULL", "bucket start (inclusive)"},
+           {"hi_bytes", "REAL", "NOT NULL", "bucket end (exclusive)"},
+           {"transfers", "INTEGER", "NOT NULL", "transfers in the bucket"},
+           {"bytes", "REAL", "NOT NULL", "their bytes"},
+       },
+       "",
+       {}},
+      {"net_timeline",
+       "Network activity of each trace over time, in equal buckets (at most a few hundred per "
+       "trace): bytes started, collectives in flight, busy time, RPC latency.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace"},
+           {"t0_us", "REAL", "NOT NULL", "bucket start, trace microseconds"},
+           {"t1_us", "REAL", "NOT NULL", "bucket end"},
+           {"bytes", "REAL", "NOT NULL", "bytes of transfers that started in the bucket"},
+           {"transfers", "INTEGER", "NOT NULL", "transfers that started in the bucket"},
+           {"collectives_in_flight", "INTEGER", "NOT NULL",
+            "most collectives open at once in the bucket"},
+           {"busy_us", "REAL", "NOT NULL",
+            "time of the bucket with a transfer or a recv-done open"},
+           {"rpc_max_us", "REAL", "NOT NULL",
+            "longest RPC that started in the bucket; 0 when none"},
+       },
+       "",
+       {}},
+      {"trace_marks",
+       "Trace events kept as evidence for communication findings (a bounded number per kind "
+       "and trace): steady-state MapDmaBuffer calls, memory copies during receives, the "
+       "longest recv-done waits, low-slack collectives, RPC spikes, transfers of slow links.",
+       {
+           {"file_id", "INTEGER", "NOT NULL", "files.id of the trace"},
+           {"kind", "TEXT", "NOT NULL", "why it was kept (lib/parse/trace/comm_trace_keys.h)"},
+           {"line_no", "INTEGER", "NOT NULL", "line of the file where the event starts"},
+           {"offset", "INTEGER", "NOT NULL", "byte offset of the event object"},
+           {"ts_us", "REAL", "NOT NULL", "event time, trace microseconds"},
+           {"dur_us", "REAL", "", "duration; NULL when none"},
+           {"pid", "TEXT", "NOT NULL", "the event's pid"},
+           {"text", "TEXT", "NOT NULL", "the event object as written, cut to 512 bytes"},
+           {"detail", "TEXT", "NOT NULL", "per kind: the link, the slack, the receive..."},
+       },
+       "",
+       {{"trace_marks_by_kind", "kind, file_id", false, "the marks of one kind"}}},
       {"numeric_frames",
        "Rows of Transformers DebugUnderflowOverflow tables found in logs (the report printed "
        "when an inf/nan is detected, and trace-mode batches), one row per tensor row of a frame, "
@@ -313,7 +439,9 @@ const std::vector<TableSpec>& IndexTables() {
            {"kind", "TEXT", "NOT NULL",
             "watchdog_timeout, work_progress, nccl_failed, watchdog_stuck, store_timeout, "
             "collective_error, cuda_error, launcher_failure, crash, jax_coordination, "
-            "program_progress, step_time, rank_host (lib/parse/dist/dist_kinds.h)"},
+            "program_progress, step_time, rank_host, build_error, nccl_warn, rendezvous_error, "
+            "gpu_test "
+            "(lib/parse/dist/dist_kinds.h)"},
            {"pg", "TEXT", "", "process group as the message names it: \"0\", \"1(default_pg)\""},
            {"pg_rank", "INTEGER", "",
             "rank inside the process group as the message prints it (`[PG ... Rank k]`)"},
@@ -479,10 +607,12 @@ const std::vector<ViewSpec>& IndexViews() {
              {"ts_us", "REAL", "", "event timestamp in microseconds, as in the trace"},
              {"dur_us", "REAL", "", "duration in microseconds; NULL when the event has none"},
              {"args", "TEXT", "", "the event's args as JSON; {} when absent"},
+             {"line_no", "INTEGER", "", "line of the file where the event object starts"},
+             {"offset", "INTEGER", "", "byte offset of the event object in the file"},
          },
          "SELECT e.file_id, e.pid, e.tid, coalesce(p.name, e.process_name), "
          "coalesce(t.name, e.thread_name), e.name, e.category, e.phase, e.ts_us, e.dur_us, "
-         "e.args FROM trace_events_raw AS e "
+         "e.args, e.line_no, e.offset FROM trace_events_raw AS e "
          "LEFT JOIN trace_processes AS p ON p.file_id = e.file_id AND p.pid = e.pid "
          "LEFT JOIN trace_threads AS t ON t.file_id = e.file_id AND t.pid = e.pid "
          "AND t.tid = e.tid"},

@@ -42,7 +42,8 @@ struct TraceNameOp {
 using WriteOp =
     std::variant<AddBundleOp, UpdateBundleOp, AddFileOp, UpdateFileOp, SetMetaOp, TraceNameOp,
                  TraceEventRow, HloModuleRow, ConfigRow, IngestIssueRow, NumericFrameRow,
-                 MetricChunkRow, DistEventRow, FrEntryRow, FrGroupRow, VersionRow>;
+                 MetricChunkRow, DistEventRow, FrEntryRow, FrGroupRow, VersionRow, NcclRankRow,
+                 TraceStatRow, NetLinkRow, NetSizeRow, NetTimelineRow, TraceMarkRow>;
 
 // One queue item: the ops first, then a block, either still to compress
 // (`block`) or already compressed by the caller (`stored`); any part may be

@@ -1,6 +1,7 @@
 #include "ingest/file_sink.h"
 
 #include <ctime>
+#include <set>
 
 #include "common/error.h"
 #include "ingest/flight_sink.h"
@@ -12,6 +13,7 @@
 #include "parse/line/line_splitter.h"
 #include "parse/line/utf8.h"
 #include "parse/numeric/numeric_extractor.h"
+#include "parse/trace/comm_trace.h"
 #include "parse/trace/trace_reader.h"
 #include "parse/version/version_facts.h"
 
@@ -61,7 +63,9 @@ class LineSink : public FileSink {
                                   writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, kind,
                                                           ctx_.path + ": " + message});
                                 }});
-      dist_.emplace(ctx.file_id, [this](const DistEventRow& r) { writer_.AddDistEvent(r); });
+      dist_.emplace(
+          ctx.file_id, [this](const DistEventRow& r) { writer_.AddDistEvent(r); },
+          [this](const NcclRankRow& r) { AddNcclRank(r); });
     }
     record_.file_id = ctx.file_id;
   }
@@ -149,6 +153,19 @@ class LineSink : public FileSink {
     if (versions_) versions_->AddLine(record_.line_no, text);
   }
 
+  // A communicator row, and the versions its process printed as versions
+  // rows (source nccl_log), so the diff and version checks see what ran.
+  void AddNcclRank(const NcclRankRow& r) {
+    writer_.AddNcclRank(r);
+    const std::string key = r.host.value_or("") + ":" + std::to_string(r.pid);
+    if (!nccl_versioned_.insert(key).second) return;
+    if (r.nccl_version) {
+      writer_.AddVersion({ctx_.file_id, r.version_line.value_or(r.line_no), "nccl", *r.nccl_version,
+                          r.host ? "host " + *r.host + " pid " + std::to_string(r.pid) : "",
+                          "nccl_log"});
+    }
+  }
+
   void AddVersion(const version::VersionFact& f) {
     writer_.AddVersion({ctx_.file_id, f.line_no, f.component, f.version, f.detail, f.source});
   }
@@ -191,6 +208,7 @@ class LineSink : public FileSink {
   std::optional<dist::DistExtractor> dist_;
   std::unique_ptr<version::VersionExtractor> versions_;
   bool config_too_large_ = false;
+  std::set<std::string> nccl_versioned_;  // host:pid whose NCCL version is a versions row
   FileStats stats_;
 };
 
@@ -203,6 +221,7 @@ class TraceSink : public FileSink {
             limits.max_trace_event_bytes,
             TraceReader::Callbacks{[this](TraceEventRow&& row) {
                                      row.file_id = ctx_.file_id;
+                                     comm_.Add(row);
                                      writer_.AddTraceEvent(row);
                                    },
                                    [this](uint64_t offset, std::string kind, std::string message) {
@@ -224,6 +243,11 @@ class TraceSink : public FileSink {
     for (const auto& [key, name] : reader_.thread_names()) {
       writer_.SetTraceThreadName(ctx_.file_id, key.first, key.second, name);
     }
+    comm_.Finish({[this](const TraceStatRow& r) { writer_.AddTraceStat(r); },
+                  [this](const NetLinkRow& r) { writer_.AddNetLink(r); },
+                  [this](const NetSizeRow& r) { writer_.AddNetSize(r); },
+                  [this](const NetTimelineRow& r) { writer_.AddNetTimeline(r); },
+                  [this](const TraceMarkRow& r) { writer_.AddTraceMark(r); }});
   }
 
   const FileStats& stats() const override { return stats_; }
@@ -232,6 +256,7 @@ class TraceSink : public FileSink {
   FileContext ctx_;
   IndexWriter& writer_;
   TraceReader reader_;
+  trace_comm::CommTraceAggregator comm_{ctx_.file_id};
   FileStats stats_;
 };
 

@@ -94,6 +94,8 @@ std::string RenderJson(const Report& report) {
   w.Key("warnings").BeginArray();
   for (const auto& warning : report.warnings) w.String(warning);
   w.EndArray();
+  w.Key("network");
+  WriteNetworkJson(w, report.network);
   w.EndObject();
   std::string out = w.Take();
   out += '\n';

@@ -134,6 +134,9 @@ std::string RenderText(const Report& report, bool color) {
       }
     }
   }
+  if (const std::string net = RenderNetworkText(report.network); !net.empty()) {
+    out += "\n" + st.Wrap("1", "Network (profiler traces)") + "\n" + net;
+  }
   if (!report.warnings.empty()) {
     out += "\n" + st.Wrap("1;33", "Warnings") + "\n";
     for (const auto& w : report.warnings) out += "  " + OneLine(w, 1000) + "\n";

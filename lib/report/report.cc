@@ -37,6 +37,7 @@ Report BuildReport(const IndexReader& index, AnalysisResult analysis) {
         r.ingest_issues.push_back({names[issue.bundle_id], std::move(issue)});
         return true;
       });
+  r.network = LoadNetworkSection(index);
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include "analyze/runner.h"
 #include "index/index_types.h"
+#include "report/network_section.h"
 
 namespace casefile {
 
@@ -25,6 +26,7 @@ struct Report {
   std::vector<ReportIngestIssue> ingest_issues;
   std::map<std::string, int64_t> ingest_issue_counts;  // kind -> total
   std::vector<std::string> warnings;  // about the analysis itself, e.g. findings not stored
+  NetworkSection network;             // communication tables of the traces
   bool partial() const;               // some bundle has status "partial"
 };
 

@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -108,8 +109,20 @@ std::string BaseBundleName(std::string name) {
 
 // A raw line of a file as a reader would see it: the last \r frame, without
 // ANSI escapes.
+// The content of a file as ingest reads it: a .gz member is gunzipped.
+std::string ContentAsRead(const fs::path& file) {
+  if (file.extension() != ".gz") return test::ReadFile(file.string());
+  std::string out;
+  FILE* p = popen(("gzip -dc '" + file.string() + "'").c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[1 << 16];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
 std::string RawLineClean(const fs::path& file, int64_t line_no) {
-  std::string content = test::ReadFile(file.string());
+  std::string content = ContentAsRead(file);
   int64_t n = 1;
   size_t start = 0;
   while (n < line_no) {
@@ -134,6 +147,12 @@ std::string RawLineClean(const fs::path& file, int64_t line_no) {
     out += line[i];
   }
   return out;
+}
+
+bool IsTraceFile(const fs::path& file) {
+  const std::string name = file.filename().string();
+  return name.find(".trace.json") != std::string::npos ||
+         name.find(".pt.trace.json") != std::string::npos || name.ends_with("trace.json.gz");
 }
 
 bool CulpritMatches(const ExpectedCulprit& e, const Culprit& c) {
@@ -233,7 +252,15 @@ TEST_P(CorpusTest, FindingsMatchExpected) {
     for (const auto& e : f.evidence) {
       auto it = input_dir_by_name.find(BaseBundleName(e.bundle));
       ASSERT_NE(it, input_dir_by_name.end()) << "evidence names unknown bundle " << e.bundle;
-      EXPECT_EQ(RawLineClean(it->second / e.path, e.line), e.text)
+      const fs::path file = it->second / e.path;
+      if (IsTraceFile(file)) {
+        // A trace's evidence is the event object (cut to 512 bytes) that
+        // starts on the cited line; jax.profiler writes a trace on one line.
+        EXPECT_NE(RawLineClean(file, e.line).find(e.text), std::string::npos)
+            << f.code << " cites " << e.path << ":" << e.line << ": " << e.text;
+        continue;
+      }
+      EXPECT_EQ(RawLineClean(file, e.line), e.text)
           << f.code << " cites " << e.path << ":" << e.line;
     }
   }

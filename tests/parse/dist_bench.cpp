@@ -112,11 +112,15 @@ int main(int argc, char** argv) {
   std::printf("%-10s %6.1f ns/line\n", "scan", total);
 
   using Make = std::unique_ptr<dist::DistFamily> (*)();
-  const std::pair<const char*, Make> families[] = {
-      {"torch", dist::MakeTorchWatchdogFamily},      {"crash", dist::MakeCrashFamily},
-      {"launcher", dist::MakeLauncherFamily},        {"jax", dist::MakeJaxCoordinationFamily},
-      {"progress", dist::MakeProgramProgressFamily}, {"step", dist::MakeStepTimeFamily},
-      {"rank_host", dist::MakeRankHostFamily},       {"build", dist::MakeBuildLinesFamily}};
+  const std::pair<const char*, Make> families[] = {{"torch", dist::MakeTorchWatchdogFamily},
+                                                   {"crash", dist::MakeCrashFamily},
+                                                   {"launcher", dist::MakeLauncherFamily},
+                                                   {"jax", dist::MakeJaxCoordinationFamily},
+                                                   {"progress", dist::MakeProgramProgressFamily},
+                                                   {"step", dist::MakeStepTimeFamily},
+                                                   {"rank_host", dist::MakeRankHostFamily},
+                                                   {"build", dist::MakeBuildLinesFamily},
+                                                   {"comm", dist::MakeCommLinesFamily}};
   for (const auto& [name, make] : families) {
     size_t rows = 0;
     dist::DistEmitter out(1, [&rows](const DistEventRow&) { ++rows; });

@@ -131,6 +131,65 @@ TEST(DistPrefilter, EveryReaderLiteralHoldsItsAnchor) {
   }
 }
 
+// The literals of the comm family (comm_rendezvous.cc, comm_gpu_test.cc,
+// comm_lines.cc): it reads kAnchorRendezvous | kAnchorGpuTest |
+// kAnchorNcclError | kAnchorCuda | kAnchorFail and the kLineNccl fact.
+TEST(DistPrefilter, CommReaderLiteralsHoldTheirAnchors) {
+  constexpr uint32_t kComm = kAnchorRendezvous | kAnchorGpuTest | kAnchorNcclError | kAnchorCuda |
+                             kAnchorFail | kAnchorTimeout;
+  for (const char* s : {
+           "The client socket has failed to connect to [node-0]:29500",
+           "client socket has failed to connect to any network address of (node-0, 29500)",
+           "The client socket has timed out after 1800s while trying to connect to",
+           "The server socket has failed to listen on any local network address.",
+           "The server socket has failed to bind to [::]:29500",
+           "connect() to [node-0]:29500 failed: Connection refused",
+           "RuntimeError: Connection refused",
+           "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError",
+           "RendezvousClosedError",
+           "RendezvousConnectionError: The connection to the C10d store has failed.",
+           "sendBytes failed on SocketImpl(fd=50): Connection reset by peer",
+           "Failed to recv, got 0 bytes. Connection was likely closed.",
+           "DistNetworkError: Connection reset by peer",
+           "[../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer "
+           "[10.0.0.2]:12345",
+           "[gpu-node-1-0] is OK (global rank: 0/4)",
+           "[gpu-node-1-2] is broken",
+           "pt=2.3.1+cu121, cuda=12.1, nccl=(2, 20, 5)",
+           "NCCL error in: ProcessGroupNCCL.cpp:1691, unhandled system error",
+           "ncclSystemError: System call (e.g. socket, malloc) failed",
+           "ncclRemoteError: A call failed possibly due to a network error",
+           "ncclUnhandledCudaError: Call to CUDA function failed.",
+       }) {
+    EXPECT_NE(ScanAnchors(s) & kComm, 0u) << s;
+    const std::string wrapped = std::string("[rank3]: 12:00:01 x ") + s + " (end)";
+    EXPECT_NE(ScanAnchors(wrapped) & kComm, 0u) << wrapped;
+  }
+}
+
+TEST(DistPrefilter, NcclLinesCarryTheNcclFact) {
+  TimeContext tc;
+  for (const char* s : {
+           "node-0:1234:1300 [0] NCCL INFO Using network IB",
+           "node-0:1234:1300 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: failed",
+           "[2025-03-12 10:11:12] node-0:1234:1300 [0] init.cc:1521 NCCL WARN Duplicate GPU",
+           "NCCL version 2.19.3+cuda12.3",
+           "[rank0]:NCCL version 2.19.3+cuda12.3",
+       }) {
+    const LinePrefix p = ParseLinePrefix(s, tc);
+    LineRecord rec;
+    rec.text = s;
+    rec.msg_start = p.msg_start;
+    rec.host = p.host;
+    rec.rank = p.rank;
+    rec.level = p.level;
+    EXPECT_NE(LineAnchors(rec) & kLineNccl, 0u) << s;
+  }
+  LineRecord user;
+  user.text = "print: NCCL version is fine";
+  EXPECT_EQ(LineAnchors(user) & kLineNccl, 0u);
+}
+
 TEST(DistPrefilter, StepFormsHoldBothWords) {
   // The forms step_forms.h reads: each has a time word and a step word.
   for (const char* s : {

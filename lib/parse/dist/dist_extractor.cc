@@ -2,8 +2,9 @@
 
 namespace casefile::dist {
 
-DistExtractor::DistExtractor(int64_t file_id, std::function<void(const DistEventRow&)> sink)
-    : out_(file_id, std::move(sink)) {
+DistExtractor::DistExtractor(int64_t file_id, std::function<void(const DistEventRow&)> sink,
+                             std::function<void(const NcclRankRow&)> nccl_sink)
+    : out_(file_id, std::move(sink), std::move(nccl_sink)) {
   families_.push_back(MakeTorchWatchdogFamily());
   families_.push_back(MakeCrashFamily());
   families_.push_back(MakeLauncherFamily());
@@ -12,6 +13,7 @@ DistExtractor::DistExtractor(int64_t file_id, std::function<void(const DistEvent
   families_.push_back(MakeStepTimeFamily());
   families_.push_back(MakeRankHostFamily());
   families_.push_back(MakeBuildLinesFamily());
+  families_.push_back(MakeCommLinesFamily());
 }
 
 void DistExtractor::AddLine(const LineRecord& line) {

@@ -14,7 +14,10 @@ namespace casefile::dist {
 
 class DistExtractor {
  public:
-  DistExtractor(int64_t file_id, std::function<void(const DistEventRow&)> sink);
+  // `nccl_sink` receives the per-process communicator rows of NCCL output
+  // (nccl_ranks) at Finish; none when empty.
+  DistExtractor(int64_t file_id, std::function<void(const DistEventRow&)> sink,
+                std::function<void(const NcclRankRow&)> nccl_sink = {});
   DistExtractor(const DistExtractor&) = delete;
   DistExtractor& operator=(const DistExtractor&) = delete;
 

@@ -17,8 +17,9 @@ namespace casefile::dist {
 
 class DistEmitter {
  public:
-  DistEmitter(int64_t file_id, std::function<void(const DistEventRow&)> sink)
-      : file_id_(file_id), sink_(std::move(sink)) {}
+  DistEmitter(int64_t file_id, std::function<void(const DistEventRow&)> sink,
+              std::function<void(const NcclRankRow&)> nccl_sink = {})
+      : file_id_(file_id), sink_(std::move(sink)), nccl_sink_(std::move(nccl_sink)) {}
   // A row for `line` of `kind`, with file, line number, time, and the host,
   // rank and local rank the line's wrappers named already filled in.
   DistEventRow Start(const LineRecord& line, const char* kind) const {
@@ -30,11 +31,18 @@ class DistEmitter {
   // for readers that take a row before they know the line is theirs.
   void Restart(DistEventRow& row, const LineRecord& line, const char* kind) const;
   void Emit(const DistEventRow& row) const { sink_(row); }
+  // A communicator row (nccl_ranks); file_id is filled in here. Dropped when
+  // the extractor was made without an NCCL sink.
+  void EmitNcclRank(NcclRankRow row) const {
+    row.file_id = file_id_;
+    if (nccl_sink_) nccl_sink_(row);
+  }
   int64_t file_id() const { return file_id_; }
 
  private:
   int64_t file_id_;
   std::function<void(const DistEventRow&)> sink_;
+  std::function<void(const NcclRankRow&)> nccl_sink_;
 };
 
 class DistFamily {
@@ -80,5 +88,6 @@ std::unique_ptr<DistFamily> MakeProgramProgressFamily();  // program_progress.cc
 std::unique_ptr<DistFamily> MakeStepTimeFamily();         // step_time.cc
 std::unique_ptr<DistFamily> MakeRankHostFamily();         // rank_host.cc
 std::unique_ptr<DistFamily> MakeBuildLinesFamily();       // build_lines.cc
+std::unique_ptr<DistFamily> MakeCommLinesFamily();        // comm_lines.cc
 
 }  // namespace casefile::dist

@@ -93,6 +93,61 @@ inline constexpr const char* kBuildCudaMismatch = "cuda_mismatch";
 inline constexpr const char* kBuildGccUnsupported = "gcc_unsupported";
 inline constexpr const char* kBuildArchUnsupported = "arch_unsupported";
 inline constexpr const char* kRankHost = "rank_host";
+// NCCL's own error reports (comm_lines.cc, comm_nccl.cc): an "NCCL WARN"
+// line, an NCCL INFO line that reports a failure ("ncclCommInitRank ...
+// failed", "[Service thread] Error encountered ... res=3", the first frame
+// "init.cc:1234 -> 3" of an error unwind that no WARN of the process
+// announced), NCCL's "Last error:" detail that torch prints on the line
+// after its "NCCL error" / "ncclSystemError: ..." lines. op = the NCCL
+// result class when the text gives or implies one (kNcclClass*; for a "Last
+// error:" detail the class torch named, else the one its text implies),
+// kNcclBenign for WARNs known to be harmless (the net plugin that is not
+// installed, topology paths NCCL could not resolve, NCCL_* values it
+// ignores), else kNcclWarnOther; detail = the message after "NCCL WARN "
+// (the INFO text, the "Last error:" text; at most 300 bytes; comm_text.h
+// reads its peer and errno text). rank = the wrapper's rank, else the rank
+// of the process (host:pid) in its largest non-split communicator seen so
+// far. The row's line is the process's nccl_ranks.first_warn_line when it
+// is its first non-benign one.
+inline constexpr const char* kNcclWarn = "nccl_warn";
+inline constexpr const char* kNcclClassSystem = "ncclSystemError";
+inline constexpr const char* kNcclClassRemote = "ncclRemoteError";
+inline constexpr const char* kNcclClassInternal = "ncclInternalError";
+inline constexpr const char* kNcclClassInvalidUsage = "ncclInvalidUsage";
+inline constexpr const char* kNcclClassInvalidArgument = "ncclInvalidArgument";
+inline constexpr const char* kNcclClassCuda = "ncclUnhandledCudaError";
+inline constexpr const char* kNcclBenign = "benign";
+inline constexpr const char* kNcclWarnOther = "warn";
+// c10d TCPStore / elastic rendezvous set-up failures (comm_lines.cc,
+// comm_rendezvous.cc lists the forms). op = the form (kRdzv*); detail = the
+// endpoint the message names ("node-0:29500", "[::]:29500"), empty when
+// none; value = the errno when printed; timeout_ms = the timeout when
+// printed. A client connect that failed for another reason than a refusal
+// (errno 113 No route to host, a name that does not resolve) is
+// kRdzvConnectFailed; a server that could not listen for another reason
+// than a port in use, or says only that it failed to listen, is
+// kRdzvListenFailed. The client's retry loop repeats its warning every few
+// seconds: a file keeps the first kMaxRendezvousRepeats rows of one (op,
+// endpoint) and the last one. RendezvousTimeoutError and the client socket
+// timeout are also store_timeout rows of torch_watchdog_store.cc (same
+// line): readers count one failure per line.
+inline constexpr const char* kRendezvousError = "rendezvous_error";
+inline constexpr int kMaxRendezvousRepeats = 8;
+inline constexpr const char* kRdzvConnectFailed = "connect_failed";
+inline constexpr const char* kRdzvListenFailed = "listen_failed";
+inline constexpr const char* kRdzvRefused = "connection_refused";
+inline constexpr const char* kRdzvSocketTimeout = "socket_timeout";
+inline constexpr const char* kRdzvAddressInUse = "address_in_use";
+inline constexpr const char* kRdzvTimeout = "rendezvous_timeout";
+inline constexpr const char* kRdzvReset = "connection_reset";
+inline constexpr const char* kRdzvStoreFailed = "store_failed";
+inline constexpr const char* kRdzvClosed = "rendezvous_closed";
+// The distributed GPU test (Transformers' torch-distributed-gpu-test.py):
+// op = "ok" ("[host-3] is OK (global rank: 3/8)": rank 3, value 8), "broken"
+// ("[host-3] is broken"), "versions" ("pt=2.3.1, cuda=12.1, nccl=(2, 20,
+// 5)": detail the text). detail for ok/broken = the label's host part and
+// local_rank its number ("host-3" -> "host", 3) when it has one.
+inline constexpr const char* kGpuTest = "gpu_test";
 inline constexpr const char* kSplitDetail = "split";
 
 }  // namespace casefile::dist

@@ -62,11 +62,30 @@
 //                    subcommand failed", setuptools' "failed with exit",
 //                    pip's "Failed building wheel") and kAnchorExit
 //                    (CalledProcessError's "non-zero exit status").
+//  comm_lines.cc (NCCL output, process-group set-up, the GPU test):
+//   kLineNccl        not read by a gram: the message starts with "NCCL "
+//                    (every NCCL INFO/WARN/TRACE line once its host:pid:tid
+//                    prefix is stripped, and the "NCCL version" banner).
+//   kAnchorRendezvous "efu" (Connection refused), "dez" (rendezvous,
+//                    RendezvousTimeoutError...), "eer" (gloo's and c10d's
+//                    "Connection closed by peer", "Connection reset by
+//                    peer"); the family also reads kAnchorTimeout ("The
+//                    client socket has timed out"), kAnchorFail ("failed to
+//                    connect", "server socket has failed to listen";
+//                    "Address already in use" comes with "failed to bind")
+//                    and kAnchorNcclError (torch's "NCCL error in: ..." and
+//                    its "NCCL version X" suffix). Not "fus" (XLA's
+//                    "fusion") nor "cke" ("bucket", "docker"): frequent.
+//                    Torch's old bare "RuntimeError: Address already in
+//                    use" holds no anchor and is not read.
+//   kAnchorGpuTest   " ok" ("[host-0] is OK (global rank: 3/8)"), "rok" (is
+//                    broken), "pt=" (the test's "pt=2.3.1, cuda=12.1,
+//                    nccl=(2, 20, 5)" line).
 //  rank_host.cc:
 //   kAnchorNranks    "nra": NCCL's "comm ... rank R nranks N".
 //   kLineHostRank    not read from the text: the line's wrappers named both
 //                    a host and a rank (LineAnchors).
-// kLineHostRank and kLineOpenHead are line facts that LineAnchors adds.
+// kLineHostRank, kLineOpenHead and kLineNccl are line facts that LineAnchors adds.
 #pragma once
 
 #include <cstdint>
@@ -95,13 +114,17 @@ enum Anchor : uint32_t {
   kAnchorNranks = 1u << 14,
   kAnchorWorkNccl = 1u << 15,
   kAnchorBuild = 1u << 16,
-  kLineHostRank = 1u << 17,
-  kLineOpenHead = 1u << 18,
+  kAnchorRendezvous = 1u << 17,
+  kAnchorGpuTest = 1u << 18,
+  // Line facts (not grams) take the bits above the text anchors.
+  kLineHostRank = 1u << 19,
+  kLineOpenHead = 1u << 20,
+  kLineNccl = 1u << 21,
 };
 
 // An n-gram: an ASCII letter matches either case, any other byte only
 // itself. At most kMaxGramBytes bytes, all below 0x80. The scans match the
-// grams eight at a time, grams of one length together (42 grams: 6 sets, one of four-byte grams);
+// grams eight at a time, grams of one length together (48 grams: 6 sets, one of four-byte grams);
 // each further set costs about a fifth more scan time, so grams are few and
 // three bytes long where that is rare enough.
 inline constexpr size_t kMaxGramBytes = 4;
@@ -155,6 +178,12 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorWorkNccl, "kncc"},
     {kAnchorBuild, "xte"},
     {kAnchorBuild, "nsu"},
+    {kAnchorRendezvous, "efu"},
+    {kAnchorRendezvous, "dez"},
+    {kAnchorRendezvous, "eer"},
+    {kAnchorGpuTest, " ok"},
+    {kAnchorGpuTest, "rok"},
+    {kAnchorGpuTest, "pt="},
 };
 
 // The Anchor bits of the n-grams found in `text`. One pass with SSSE3, AVX2
@@ -193,6 +222,7 @@ inline uint32_t LineAnchors(const LineRecord& line) {
   const std::string_view msg = line.message();
   uint32_t bits = ScanAnchors(msg);
   if (!line.host.empty() && line.rank >= 0) bits |= kLineHostRank;
+  if (msg.starts_with("NCCL ")) bits |= kLineNccl;
   if (line.level >= Level::kWarning && EndsInGroupHead(msg)) bits |= kLineOpenHead;
   return bits;
 }

@@ -1,5 +1,8 @@
 #include "parse/trace/trace_reader.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "common/error.h"
 #include "parse/trace/trace_event_parser.h"
 
@@ -45,7 +48,41 @@ TraceReader::~TraceReader() = default;
 
 void TraceReader::Feed(std::string_view chunk) {
   if (finished_) throw Error(ErrorCode::kMisuse, "TraceReader::Feed called after Finish");
+  chunk_ = chunk;
+  chunk_start_ = fed_;
+  counted_ = fed_;
   tokenizer_.Feed(chunk);
+  // The rest of the chunk, so the next one starts with the right count.
+  CountLinesTo(fed_ + chunk.size());
+  fed_ += chunk.size();
+  chunk_ = {};
+}
+
+void TraceReader::CountLinesTo(uint64_t end) {
+  if (end <= counted_ || counted_ < chunk_start_) return;
+  const char* p = chunk_.data() + (counted_ - chunk_start_);
+  const char* stop = chunk_.data() + std::min<uint64_t>(end - chunk_start_, chunk_.size());
+  while (p < stop) {
+    p = static_cast<const char*>(std::memchr(p, '\n', stop - p));
+    if (p == nullptr) break;
+    ++lines_;
+    ++p;
+  }
+  counted_ = end;
+}
+
+int64_t TraceReader::LineOf(std::string_view object, uint64_t offset) {
+  // The object ends in the chunk being fed (the tokenizer hands it over when
+  // its last byte arrives): count up to its end, then step back over the
+  // newlines inside it.
+  CountLinesTo(offset + object.size());
+  int64_t inside = 0;
+  for (const char *p = object.data(), *stop = object.data() + object.size(); p < stop; ++p) {
+    p = static_cast<const char*>(std::memchr(p, '\n', stop - p));
+    if (p == nullptr) break;
+    ++inside;
+  }
+  return static_cast<int64_t>(lines_) - inside + 1;
 }
 
 void TraceReader::Issue(uint64_t offset, std::string kind, std::string message) {
@@ -86,12 +123,22 @@ void TraceReader::OnObject(std::string_view object, uint64_t offset) {
   }
   if (f.ph == "M") {
     Metadata(f);
-  } else if (f.ph == "B") {
-    Begin(MakeRow(f), offset);
-  } else if (f.ph == "E") {
+    return;
+  }
+  const int64_t line_no = LineOf(object, offset);
+  if (f.ph == "E") {
     End(f, offset);
+    return;
+  }
+  const bool begin = f.ph == "B";  // before MakeRow, which moves f.ph into the row
+  TraceEventRow row = MakeRow(f);
+  row.offset = offset;
+  row.line_no = line_no;
+  if (begin) {
+    Begin(std::move(row), offset);  // its object is gone by its E: raw stays empty
   } else {
-    Emit(MakeRow(f));
+    row.raw = object;
+    Emit(std::move(row));
   }
 }
 

@@ -10,6 +10,9 @@
 // is an issue and no row. M events fill the process/thread name maps and are
 // not emitted (sort indexes and other metadata are ignored). Every other
 // phase (i/I, C, s/t/f, b/e/n, P, O…) is emitted with its phase as written.
+// Every row carries the byte offset and 1-based line where its object (the
+// B of a pair) starts, and, during the callback only, the object's text in
+// `raw` (empty for a B/E pair, whose B text is gone by its E).
 // The empty {} that TSL writes at the end of the array is skipped silently.
 //
 // Issues (each with the byte offset of the event or of the cut):
@@ -88,6 +91,9 @@ class TraceReader {
   };
 
   void OnObject(std::string_view object, uint64_t offset);
+  // Line numbers: newlines are counted in the chunk being fed, once.
+  void CountLinesTo(uint64_t end);
+  int64_t LineOf(std::string_view object, uint64_t offset);
   void Issue(uint64_t offset, std::string kind, std::string message);
   TraceEventRow MakeRow(trace_internal::TraceEventFields& fields) const;
   void Emit(TraceEventRow&& row);
@@ -105,6 +111,11 @@ class TraceReader {
   std::map<std::pair<std::string, std::string>, std::string> thread_names_;
   std::map<std::string, uint64_t> issue_counts_;
   uint64_t emitted_ = 0;
+  std::string_view chunk_;    // the chunk being fed
+  uint64_t chunk_start_ = 0;  // its offset in the file
+  uint64_t fed_ = 0;          // bytes fed before it
+  uint64_t counted_ = 0;      // newlines are counted up to this offset
+  uint64_t lines_ = 0;        // newlines before counted_
   bool finished_ = false;
 };
 

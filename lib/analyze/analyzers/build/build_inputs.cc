@@ -43,8 +43,11 @@ void LoadBuildFacts(const IndexReader& index, const std::vector<FileRow>& files,
   std::unordered_map<int64_t, const FileRow*> by_id;
   for (const FileRow& f : files) by_id[f.id] = &f;
   index.Query(
+      // What the ranks' NCCL printed at run time (nccl_log) is the comm
+      // analyzer's evidence (comm.version_mismatch); the build checks read
+      // the installed environment's reports.
       "SELECT file_id, line_no, component, version, detail, source FROM versions "
-      "ORDER BY file_id, line_no",
+      "WHERE source <> 'nccl_log' ORDER BY file_id, line_no",
       [&](const QueryRow& r) {
         if (facts.versions.size() >= kMaxVersionRows) return false;
         const auto& v = r.values;

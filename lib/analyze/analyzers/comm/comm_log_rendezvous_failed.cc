@@ -1,0 +1,191 @@
+// comm.rendezvous_failed (docs/FINDINGS.md): c10d TCPStore / elastic
+// rendezvous set-up failures. Who is at fault depends on the form: nothing
+// listening at the master (refused), a master that cannot bind its port, a
+// rendezvous that timed out because not every node joined.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analyze/analyzers/comm/comm_log_common.h"
+#include "analyze/analyzers/comm/comm_log_findings.h"
+#include "parse/dist/dist_kinds.h"
+
+namespace casefile::comm {
+namespace {
+
+std::string FormWords(const std::string& op) {
+  if (op == dist::kRdzvRefused)
+    return "connection refused: nothing listened at the master's address (the master process "
+           "was not up yet or had exited, a wrong MASTER_ADDR or port, or a firewall)";
+  if (op == dist::kRdzvSocketTimeout)
+    return "the client socket timed out: the master's address did not answer (unreachable "
+           "host, a firewall dropping packets, a wrong address)";
+  if (op == dist::kRdzvAddressInUse)
+    return "address already in use: another job or a stale process of an earlier run holds "
+           "the master's port";
+  if (op == dist::kRdzvTimeout) return "the rendezvous timed out: not every node joined in time";
+  if (op == dist::kRdzvReset)
+    return "the connection to the store was reset: the master process went away";
+  if (op == dist::kRdzvClosed) return "the rendezvous was closed (the job was being shut down)";
+  return "the store could not be reached";
+}
+
+// A form whose clients failed to reach one endpoint: the fault is at the
+// endpoint when every client fails alike.
+bool IsReachForm(const std::string& op) {
+  return op == dist::kRdzvRefused || op == dist::kRdzvSocketTimeout || op == dist::kRdzvReset ||
+         op == dist::kRdzvStoreFailed;
+}
+
+std::string HostPart(const std::string& endpoint) {
+  if (endpoint.empty()) return "";
+  if (endpoint.front() == '[') return "";  // an IPv6 wildcard or address: no host name
+  const size_t colon = endpoint.rfind(':');
+  return endpoint.substr(0, colon);
+}
+
+}  // namespace
+
+std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
+  // A reset or closed connection to a peer (gloo's "Connection closed by
+  // peer" in a barrier, c10d's "Connection reset by peer") is what the
+  // survivors see when another process failed on its own first: a
+  // consequence, not a set-up failure (runtime.first_failure names the
+  // cause).
+  std::vector<const CommEvent*> independent;
+  for (const CommEvent& e : facts.events) {
+    if (IsIndependentFailure(e)) independent.push_back(&e);
+  }
+  auto consequence = [&](const CommEvent& r) {
+    if (r.op != dist::kRdzvReset) return false;
+    for (const CommEvent* f : independent) {
+      if (SameProcess(*f, r)) continue;
+      if (f->ts_us != kNoTimestamp && r.ts_us != kNoTimestamp && f->ts_us > r.ts_us + kClockSlackUs)
+        continue;
+      return true;
+    }
+    return false;
+  };
+  std::vector<const CommEvent*> rows;
+  for (const CommEvent& e : facts.events) {
+    if (e.kind == EventKind::kRendezvous && !consequence(e)) rows.push_back(&e);
+  }
+  if (rows.empty()) return std::nullopt;
+  // A closed rendezvous is what the other nodes see when one gave up: it
+  // counts only when nothing else explains the failure.
+  std::vector<const CommEvent*> main;
+  for (const CommEvent* e : rows) {
+    if (e->op != dist::kRdzvClosed) main.push_back(e);
+  }
+  if (main.empty()) main = rows;
+  // The most common form is the story.
+  std::map<std::string, size_t> forms;
+  for (const CommEvent* e : main) ++forms[e->op];
+  std::string form;
+  size_t most = 0;
+  for (const auto& [op, n] : forms) {
+    if (n > most) {
+      most = n;
+      form = op;
+    }
+  }
+  std::vector<const CommEvent*> of_form;
+  for (const CommEvent* e : main) {
+    if (e->op == form) of_form.push_back(e);
+  }
+  std::set<std::string> endpoints;
+  std::vector<std::string> hosts;
+  std::vector<int64_t> ranks;
+  for (const CommEvent* e : of_form) {
+    if (!e->detail.empty()) endpoints.insert(e->detail);
+    if (std::find(hosts.begin(), hosts.end(), e->host) == hosts.end()) hosts.push_back(e->host);
+    if (e->rank) ranks.push_back(*e->rank);
+  }
+  std::sort(hosts.begin(), hosts.end());
+  const std::string endpoint = endpoints.size() == 1 ? *endpoints.begin() : "";
+  const std::string master = HostPart(endpoint);
+
+  Finding f = NewFinding("comm.rendezvous_failed", Severity::kError,
+                         "The processes could not meet at the rendezvous");
+  // Every client of the job failed to reach the one endpoint: the endpoint
+  // (the master) is at fault, not the clients.
+  bool master_at_fault = false;
+  if (IsReachForm(form) && !master.empty()) {
+    std::set<std::string> clients;
+    for (const std::string& h : facts.log_hosts) {
+      if (!SameHost(h, master)) clients.insert(h);
+    }
+    size_t reporting = 0;
+    for (const std::string& h : clients) {
+      if (std::any_of(hosts.begin(), hosts.end(),
+                      [&](const std::string& x) { return SameHost(x, h); }))
+        ++reporting;
+    }
+    master_at_fault = clients.empty() ? !hosts.empty() : reporting == clients.size();
+  }
+  if (master_at_fault) {
+    AddCulprit(f, master);
+  } else if (form == dist::kRdzvAddressInUse) {
+    for (const CommEvent* e : of_form) AddCulprit(f, e->host, e->rank);
+  } else {
+    for (const CommEvent* e : of_form) AddCulprit(f, e->host, e->rank);
+  }
+  size_t cited = 0;
+  std::set<std::string> cited_hosts;
+  for (const CommEvent* e : of_form) {
+    if (cited_hosts.insert(e->host).second && cited++ < kMaxCited)
+      f.evidence.push_back(facts.line(e->file_id, e->line_no));
+  }
+
+  std::string who =
+      (ranks.empty() ? "" : (ranks.size() == 1 ? "Rank " : "Ranks ") + RankRanges(ranks) + " on ");
+  // A host name is quoted as written ("node-1", not "Node-1"): only the
+  // "Rank"/"Ranks" lead-in is capitalised.
+  std::string s = who.empty() ? HostList(hosts) : who + HostList(hosts);
+  s += " failed at the rendezvous";
+  if (!endpoint.empty()) s += " with the store at " + endpoint;
+  s += ": " + FormWords(form) + " (" + Count(of_form.size(), "report", "reports") + ").";
+  if (master_at_fault)
+    s += " Every other host failed to reach the same endpoint, so the fault is at the master " +
+         master + " (its agent not started, exited, or listening elsewhere), not at the clients.";
+  if (form == dist::kRdzvTimeout && !facts.log_hosts.empty()) {
+    std::vector<std::string> silent;
+    for (const std::string& h : facts.log_hosts) {
+      if (std::none_of(hosts.begin(), hosts.end(),
+                       [&](const std::string& x) { return SameHost(x, h); }))
+        silent.push_back(h);
+    }
+    if (!silent.empty())
+      s += " " + HostList(silent) + " reported no rendezvous timeout: check whether they joined.";
+  }
+  if (forms.size() > 1) {
+    s += " Other forms reported:";
+    bool first = true;
+    for (const auto& [op, n] : forms) {
+      if (op == form) continue;
+      s += std::string(first ? " " : ", ") + op + " (" + std::to_string(n) + ")";
+      first = false;
+    }
+    s += ".";
+  }
+  f.summary = std::move(s);
+  if (form == dist::kRdzvAddressInUse) {
+    f.recommendation =
+        "Free the port on the master (a stale torchrun or python of an earlier run: `ss -ltnp "
+        "| grep <port>`) or choose another MASTER_PORT / --rdzv_endpoint port per job.";
+  } else if (form == dist::kRdzvTimeout) {
+    f.recommendation =
+        "Check that every node was started with the same --rdzv_endpoint, --rdzv_id and "
+        "--nnodes, that none failed before joining (their own logs), and raise "
+        "--rdzv_conf join_timeout when nodes start minutes apart.";
+  } else {
+    f.recommendation =
+        "Check that MASTER_ADDR / --rdzv_endpoint names the host where rank 0's agent runs and "
+        "that it resolves to an address the other hosts can reach on that port (firewall, "
+        "security groups, the interface it listens on); start the master first or let the "
+        "clients retry longer.";
+  }
+  return f;
+}
+
+}  // namespace casefile::comm
