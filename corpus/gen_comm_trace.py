@@ -33,8 +33,8 @@ import io
 import json
 import math
 
-from generate import SEC, TpuJob, expected, glog, render_logs, tpu_startup, tpu_training, us_of, write, \
-    write_tpu_common
+from generate import SEC, TpuJob, expected, glog, render_logs, finish_training, tpu_startup, us_of, \
+    write, write_tpu_common
 import generate
 import xprof_trace as xt
 
@@ -175,31 +175,6 @@ def evidence(path_rel, line, contains):
 
 # --------------------------------------------------------------------------------------------
 # A job: logs, traces, sysctls
-
-
-def finish_training(job, h, log, last):
-    """healthy_tpu's ending: final checkpoint, clean shutdown."""
-    rng = job.rng
-    t = tpu_training(job, h, log, last)
-    s = job.step_no(last)
-    t += rng.randint(SEC, 3 * SEC)
-    log.emit(t, glog("I", t, h["pytid"], "checkpoint_manager.py:1365", f"Saving checkpoint for step {s}"))
-    t += rng.randint(8 * SEC, 15 * SEC)
-    log.emit(t, glog("I", t, h["pytid2"], "async_checkpointer.py:177",
-                     f"Finished async save of checkpoint {s} in {7 + rng.random() * 6:.2f}s"))
-    t += rng.randint(100_000, 400_000)
-    log.emit(t, glog("I", t, h["pytid"], "train.py:640",
-                     f"Training finished: {job.steps} steps, final loss {job.loss(s):.3f}"))
-    t += rng.randint(100_000, 900_000)
-    log.emit(t, glog("I", t, h["tid"]["main"], "megascale_hang_detector.cc:92",
-                     "Megascale hang detection stopped (no hang detected, 0 timeouts)"))
-    t += rng.randint(10_000, 90_000)
-    log.emit(t, glog("I", t, h["tid"]["main"], "dcn_transport.cc:1204",
-                     "Megascale transport shut down; released 16.00 GiB premapped host memory"))
-    t += rng.randint(10_000, 90_000)
-    log.emit(t, glog("I", t, h["tid"]["coord"], "coordination_service_agent.cc:640",
-                     "Coordination agent has successfully shut down."))
-    log.emit(t + 5000, "+ exit 0")
 
 
 def run_name(job, k):

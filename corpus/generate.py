@@ -1145,6 +1145,31 @@ def scenario_hang_straggler(d):
     return job, f
 
 
+def finish_training(job, h, log, last):
+    """Training to the last step, then the final checkpoint and a clean shutdown."""
+    rng = job.rng
+    t = tpu_training(job, h, log, last)
+    s = job.step_no(last)
+    t += rng.randint(SEC, 3 * SEC)
+    log.emit(t, glog("I", t, h["pytid"], "checkpoint_manager.py:1365", f"Saving checkpoint for step {s}"))
+    t += rng.randint(8 * SEC, 15 * SEC)
+    log.emit(t, glog("I", t, h["pytid2"], "async_checkpointer.py:177",
+                     f"Finished async save of checkpoint {s} in {7 + rng.random() * 6:.2f}s"))
+    t += rng.randint(100_000, 400_000)
+    log.emit(t, glog("I", t, h["pytid"], "train.py:640",
+                     f"Training finished: {job.steps} steps, final loss {job.loss(s):.3f}"))
+    t += rng.randint(100_000, 900_000)
+    log.emit(t, glog("I", t, h["tid"]["main"], "megascale_hang_detector.cc:92",
+                     "Megascale hang detection stopped (no hang detected, 0 timeouts)"))
+    t += rng.randint(10_000, 90_000)
+    log.emit(t, glog("I", t, h["tid"]["main"], "dcn_transport.cc:1204",
+                     "Megascale transport shut down; released 16.00 GiB premapped host memory"))
+    t += rng.randint(10_000, 90_000)
+    log.emit(t, glog("I", t, h["tid"]["coord"], "coordination_service_agent.cc:640",
+                     "Coordination agent has successfully shut down."))
+    log.emit(t + 5000, "+ exit 0")
+
+
 def scenario_healthy_tpu(d):
     job = TpuJob("healthy_tpu", 99, us_of(2025, 9, 9, 16, 0, 31), ["b6e2d407", "5f93c18a"], 2,
                  ("TPU v4", "v4", 4), steps=880, first_step=0, launch0=4,
@@ -1154,26 +1179,7 @@ def scenario_healthy_tpu(d):
     for h in job.hosts:
         log = job.logs[h["name"]]
         tpu_startup(job, h, log, bad_utf8=(h is job.hosts[3]))
-        t = tpu_training(job, h, log, last)
-        s = job.step_no(last)
-        t += rng.randint(SEC, 3 * SEC)
-        log.emit(t, glog("I", t, h["pytid"], "checkpoint_manager.py:1365", f"Saving checkpoint for step {s}"))
-        t += rng.randint(8 * SEC, 15 * SEC)
-        log.emit(t, glog("I", t, h["pytid2"], "async_checkpointer.py:177",
-                         f"Finished async save of checkpoint {s} in {7 + rng.random() * 6:.2f}s"))
-        t += rng.randint(100_000, 400_000)
-        log.emit(t, glog("I", t, h["pytid"], "train.py:640",
-                         f"Training finished: {job.steps} steps, final loss {job.loss(s):.3f}"))
-        t += rng.randint(100_000, 900_000)
-        log.emit(t, glog("I", t, h["tid"]["main"], "megascale_hang_detector.cc:92",
-                         "Megascale hang detection stopped (no hang detected, 0 timeouts)"))
-        t += rng.randint(10_000, 90_000)
-        log.emit(t, glog("I", t, h["tid"]["main"], "dcn_transport.cc:1204",
-                         "Megascale transport shut down; released 16.00 GiB premapped host memory"))
-        t += rng.randint(10_000, 90_000)
-        log.emit(t, glog("I", t, h["tid"]["coord"], "coordination_service_agent.cc:640",
-                         "Coordination agent has successfully shut down."))
-        log.emit(t + 5000, "+ exit 0")
+        finish_training(job, h, log, last)
     write_tpu_common(job, d / "bundle")
     render_logs(job, d / "bundle")
     expected(d, "Two-slice McJAX job (4 TPU v4 hosts) trains to completion with Megascale hang detection on; "

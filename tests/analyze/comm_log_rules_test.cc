@@ -202,11 +202,15 @@ TEST_F(CommLogRulesTest, TransportFallbackSocketWhileIbDisabled) {
   }
   Line(1, 12, "node-0", 100, "NCCL INFO NCCL_IB_DISABLE set by environment to 1");
   Line(1, 40, "node-0", 100, "NCCL INFO Channel 00/0 : 3[1] -> 0[0] [receive] via NET/Socket/0");
+  // NCCL_IB_DISABLE=1 alone is how Ethernet-only clusters run: no finding
+  // until something says the hardware is there.
+  EXPECT_FALSE(BuildTransportFallback(facts_));
+  facts_.ib_ports.push_back({9, 7, "node-1"});
   const auto f = BuildTransportFallback(facts_);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, Severity::kWarning);
   EXPECT_EQ(Culprits(*f), (CulpritSet{{"node-0", std::nullopt}, {"node-1", std::nullopt}}));
-  EXPECT_EQ(Cited(*f), (CiteSet{{"f1", 40}, {"f1", 12}}));
+  EXPECT_EQ(Cited(*f), (CiteSet{{"f1", 40}, {"f1", 12}, {"f9", 7}}));
   EXPECT_TRUE(Says(*f, "NCCL_IB_DISABLE=1")) << f->summary;
   EXPECT_TRUE(Says(*f, "bandwidth")) << f->summary;
 }
@@ -243,7 +247,8 @@ TEST_F(CommLogRulesTest, TransportFallbackActivePortInSysinfo) {
 }
 
 TEST_F(CommLogRulesTest, TransportFallbackLookalikesDoNotFire) {
-  // Ethernet-only cluster, no sign of IB.
+  // Ethernet-only cluster, no sign of IB, with and without the variables
+  // such clusters set on purpose.
   for (int r = 0; r < 2; ++r) {
     NcclProc& p = Proc(1 + r, 10, "node-" + std::to_string(r), 100, r, 2);
     p.net = "Socket";
@@ -251,6 +256,8 @@ TEST_F(CommLogRulesTest, TransportFallbackLookalikesDoNotFire) {
     p.transports = "NET/Socket";
     p.cuda_driver.clear();
   }
+  EXPECT_FALSE(BuildTransportFallback(facts_));
+  for (NcclProc& p : facts_.procs) p.env = "NCCL_IB_DISABLE=1,NCCL_P2P_DISABLE=1";
   EXPECT_FALSE(BuildTransportFallback(facts_));
   // One node: "Using network Socket" but only P2P/SHM channels, with IB_DISABLE set.
   facts_.procs.clear();
@@ -375,6 +382,28 @@ TEST_F(CommLogRulesTest, PeerClosedAfterAnotherRankCrashedIsNotARendezvousFailur
   // A crash well after the reset (beyond the clock slack) explains nothing.
   Event(EventKind::kCrash, 2, 9000, "a100-n2", "", "KeyError: late", 6, 60'000'000);
   EXPECT_TRUE(BuildRendezvousFailed(facts_).has_value());
+}
+
+TEST_F(CommLogRulesTest, RefusedWhileTheMasterCameUpIsARetryNotAFailure) {
+  // Workers start before the master: a few refusals, then NCCL set-up.
+  Event(EventKind::kRendezvous, 2, 3, "node-1", dist::kRdzvRefused, "node-0:29500");
+  Event(EventKind::kRendezvous, 2, 4, "node-1", dist::kRdzvRefused, "node-0:29500");
+  Proc(2, 40, "node-1", 100, 1, 2);
+  EXPECT_FALSE(BuildRendezvousFailed(facts_).has_value());
+  // Training steps after the refusals say the same without NCCL lines.
+  facts_.procs.clear();
+  facts_.last_step_line[2] = 900;
+  EXPECT_FALSE(BuildRendezvousFailed(facts_).has_value());
+  // Refusals after the last progress (a master lost mid-run) still count.
+  facts_.last_step_line[2] = 2;
+  EXPECT_TRUE(BuildRendezvousFailed(facts_).has_value());
+}
+
+TEST_F(CommLogRulesTest, ListenFailureHasItsOwnWords) {
+  Event(EventKind::kRendezvous, 1, 9, "node-0", dist::kRdzvListenFailed, "");
+  const auto f = BuildRendezvousFailed(facts_);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(Says(*f, "could not listen")) << f->summary;
 }
 
 TEST_F(CommLogRulesTest, RendezvousRefusedByEveryClientBlamesTheMaster) {

@@ -5,6 +5,7 @@
 // lookalikes that must not become rows.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -341,6 +342,33 @@ TEST(DistCommNccl, WarnLinesAndTheInitThatNeverCompleted) {
   EXPECT_EQ(fed.ranks[0].last_line, 6);
 }
 
+TEST(DistCommNccl, ClasslessWarnTakesTheClassOfTheUnwindAfterIt) {
+  // Real failures whose WARN names no class: the "-> N" frame that follows
+  // does; one row on the WARN line with that class, none for the frames.
+  const Fed fed = Feed({
+      "[default1]:node-1:1101:1161 [1] include/shm.h:28 NCCL WARN Error: failed to extend "
+      "/dev/shm/nccl-Xs9aZ1 to 9637892 bytes",
+      "[default1]:node-1:1101:1161 [1] NCCL INFO include/shm.h:41 -> 2",
+      "[default1]:node-1:1101:1161 [1] NCCL INFO transport/shm.cc:114 -> 2",
+      "node-2:77:78 [0] proxy.cc:1048 NCCL WARN Proxy Call to rank 2 failed (Connect)",
+      "node-2:77:78 [0] NCCL INFO transport/p2p.cc:412 -> 6",
+      "node-3:55:56 [0] include/socket.h:423 NCCL WARN Net : Message truncated : receiving "
+      "1024 bytes instead of 256",
+      "node-3:55:56 [0] NCCL INFO bootstrap.cc:118 -> 3",
+      // No unwind after it: the WARN stays class-less.
+      "node-4:66:67 [0] NCCL WARN Error : ring 0 does not contain rank 3",
+      "node-4:66:67 [0] NCCL INFO Using network IB",
+  });
+  const auto w = OfKind(fed.events, kNcclWarn);
+  ASSERT_EQ(w.size(), 4u);
+  std::map<int64_t, std::string> op_of_line;
+  for (const auto& r : w) op_of_line[r.line_no] = *r.op;
+  EXPECT_EQ(op_of_line[1], kNcclClassSystem);
+  EXPECT_EQ(op_of_line[4], kNcclClassRemote);
+  EXPECT_EQ(op_of_line[6], kNcclClassInternal);
+  EXPECT_EQ(op_of_line[8], kNcclWarnOther);
+}
+
 TEST(DistCommNccl, WarnForms) {
   const Fed fed = Feed({
       // NCCL >= 2.26: a time stamp in front of WARN lines.
@@ -567,6 +595,19 @@ TEST(DistCommRendezvous, GlooPeerClosedReadsWhenTheLineIsRead) {
       row));
   EXPECT_EQ(row.op, kRdzvReset);
   EXPECT_EQ(row.detail, "10.0.0.2:12345");
+}
+
+TEST(DistCommRendezvous, Torch22ListenFailureNamesPortAndErrno) {
+  const Fed fed = Feed({
+      "[rank0]: torch.distributed.DistNetworkError: The server socket has failed to listen on "
+      "any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, "
+      "message: address already in use",
+  });
+  const auto r = OfKind(fed.events, kRendezvousError);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].op, kRdzvAddressInUse);
+  EXPECT_EQ(r[0].detail, "*:29500");
+  EXPECT_EQ(r[0].value, 98);
 }
 
 TEST(DistCommRendezvous, Lookalikes) {

@@ -5,6 +5,7 @@
 // start end, memory copies inside receives on the same pid, ...).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -507,6 +508,40 @@ TEST(CommTrace, SameResultsWhenFedInPieces) {
     EXPECT_EQ(whole.marks[i].text, bytes.marks[i].text);
     EXPECT_EQ(whole.marks[i].line_no, bytes.marks[i].line_no);
     EXPECT_EQ(whole.marks[i].offset, bytes.marks[i].offset);
+  }
+}
+
+}  // namespace
+}  // namespace casefile::trace_comm
+
+namespace casefile::trace_comm {
+namespace {
+
+// Review findings: "inf"/"nan" in times, durations or sizes once hung the
+// timeline (a bin width doubled to infinity), wrote a histogram bucket out
+// of range, or stored NaN into a NOT NULL column. Such events are invalid
+// (times) or their size is ignored; every statistic stays finite.
+TEST(CommTrace, NonFiniteNumbersNeitherHangNorPoisonTheStatistics) {
+  const std::string trace =
+      R"({"traceEvents":[)"
+      R"({"ph":"X","name":"RpcCall","pid":1,"tid":3,"ts":"inf","dur":5},)"
+      R"({"ph":"X","name":"RpcCall","pid":1,"tid":3,"ts":100,"dur":"inf"},)"
+      R"({"ph":"X","name":"RpcCall","pid":1,"tid":3,"ts":"nan","dur":5},)"
+      R"({"ph":"X","name":"RpcCall","pid":1,"tid":3,"ts":120,"dur":"Infinity"},)"
+      R"({"ph":"X","name":"Transfer","pid":1,"tid":3,"ts":100,"dur":5,)"
+      R"("args":{"src":"node-0","dst":"node-1","bytes":"inf"}},)"
+      R"({"ph":"X","name":"Transfer","pid":1,"tid":3,"ts":110,"dur":5,)"
+      R"("args":{"src":"node-0","dst":"node-1","bytes":"nan"}},)"
+      R"({"ph":"X","name":"RpcCall","pid":1,"tid":3,"ts":130,"dur":7}]})";
+  const Out o = Aggregate(trace);
+  for (const auto& [key, row] : o.stats) EXPECT_TRUE(std::isfinite(row.value)) << key;
+  EXPECT_EQ(o.V(kRpcCount), 1);   // only the RPC with a finite time and duration
+  EXPECT_EQ(o.V(kTransfers), 2);  // both transfers count, their sizes do not
+  EXPECT_EQ(o.V(kTransferBytes), 0);
+  ASSERT_EQ(o.links.size(), 1u);
+  EXPECT_TRUE(std::isfinite(o.links[0].bytes));
+  for (const auto& t : o.timeline) {
+    EXPECT_TRUE(std::isfinite(t.t0_us) && std::isfinite(t.t1_us) && std::isfinite(t.bytes));
   }
 }
 

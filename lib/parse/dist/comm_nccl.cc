@@ -81,6 +81,7 @@ void NcclProcesses::AddLine(const LineRecord& line, const DistEmitter& out) {
     unkeyed_pending_ = false;
   }
   const std::string_view body = msg.substr(5);
+  if (p->pending_warn) FlushPendingWarn(*p, body, out);
   if (body.starts_with("INFO ")) {
     ReadInfo(*p, line, body.substr(5), out);
   } else if (body.starts_with("WARN")) {
@@ -221,7 +222,6 @@ void NcclProcesses::EmitError(Process& p, const LineRecord& line, std::string_vi
     op = NcclClassOf(text);
     if (!op) op = kNcclWarnOther;
   }
-  p.after_error = true;
   if (std::string_view(op) != kNcclBenign) {
     if (p.warn_count++ == 0) p.first_warn_line = line.line_no;
   }
@@ -229,11 +229,35 @@ void NcclProcesses::EmitError(Process& p, const LineRecord& line, std::string_vi
   if (!row.rank && p.world_rank >= 0) row.rank = p.world_rank;
   row.op = op;
   row.detail = std::string(ClipText(text, kMaxDetailBytes));
+  if (std::string_view(op) == kNcclWarnOther) {
+    // The unwind that usually follows gives its class (pending_warn).
+    if (p.pending_warn) out.Emit(*p.pending_warn);
+    p.pending_warn = std::move(row);
+    return;
+  }
+  // A benign WARN starts no unwind: only errors suppress the frames after.
+  if (std::string_view(op) != kNcclBenign) p.after_error = true;
+  out.Emit(row);
+}
+
+void NcclProcesses::FlushPendingWarn(Process& p, std::string_view body, const DistEmitter& out) {
+  DistEventRow row = std::move(*p.pending_warn);
+  p.pending_warn.reset();
+  if (body.starts_with("INFO ")) {
+    const std::string_view info = body.substr(5);
+    if (IsUnwindFrame(info)) {
+      if (const char* cls = NcclClassOf(info)) {
+        row.op = cls;
+        p.after_error = true;  // the frame itself is this error, not another
+      }
+    }
+  }
   out.Emit(row);
 }
 
 void NcclProcesses::Finish(const DistEmitter& out) {
   for (const auto& p : procs_) {
+    if (p->pending_warn) out.Emit(*p->pending_warn);
     if (p->version.empty() && banners_ > 0 && banners_agree_) {
       p->SetVersion(first_banner_.version, first_banner_.cuda, first_banner_.line_no, false);
     }

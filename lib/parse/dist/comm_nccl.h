@@ -77,6 +77,9 @@ class NcclProcesses {
   void ReadWarn(Process& p, const LineRecord& line, std::string_view text, const DistEmitter& out);
   void EmitError(Process& p, const LineRecord& line, std::string_view text, const char* op,
                  const DistEmitter& out);
+  // Emits the process's held class-less WARN, with the class of `body` when
+  // that is an unwind frame.
+  void FlushPendingWarn(Process& p, std::string_view body, const DistEmitter& out);
 
   struct KeyHash {
     using is_transparent = void;

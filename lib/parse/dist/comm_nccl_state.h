@@ -58,6 +58,11 @@ struct NcclProcesses::Process {
   // Its previous NCCL line reported an error: the unwind frames that
   // follow are the same error.
   bool after_error = false;
+  // A WARN whose text names no result class ("Error: failed to extend
+  // /dev/shm/...", "Proxy Call to rank 2 failed (Connect)"), held until the
+  // process's next NCCL line: when that is an unwind frame ("shm.h:41 ->
+  // 2") the WARN takes the frame's class, else it is emitted as "warn".
+  std::optional<DistEventRow> pending_warn;
   // Its rank in its largest non-split communicator: the global rank of its
   // error rows when no wrapper names one.
   int64_t world_rank = -1;

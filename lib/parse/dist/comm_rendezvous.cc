@@ -129,7 +129,21 @@ bool ReadRendezvous(std::string_view msg, DistEventRow& row) {
     return true;
   }
   if (Has(msg, "server socket has failed to listen")) {
-    Fill(row, kRdzvListenFailed, msg);
+    // torch >= 2.2 sums the bind failures up as "... port: 29500, useIpv6:
+    // 0, code: -98, name: EADDRINUSE, message: address already in use".
+    const bool in_use = Has(msg, "EADDRINUSE") || Has(msg, "code: -98") ||
+                        Has(msg, "address already in use") || Has(msg, "Address already in use");
+    Fill(row, in_use ? kRdzvAddressInUse : kRdzvListenFailed, msg);
+    if (!row.detail) {
+      if (const size_t port = msg.find("port: "); port != npos) {
+        size_t end = port + 6;
+        while (end < msg.size() && scan::IsDigit(msg[end])) ++end;
+        if (end > port + 6 && end - port - 6 <= 5) {
+          row.detail = "*:" + std::string(msg.substr(port + 6, end - port - 6));
+        }
+      }
+    }
+    if (!row.value && Has(msg, "code: -98")) row.value = 98;
     return true;
   }
   if (Has(msg, "Address already in use") && C10dContext(msg)) {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -66,6 +67,7 @@ std::optional<double> ParseNumber(std::string_view v) {
   double out = 0;
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
   if (ec != std::errc() || ptr != v.data() + v.size()) return std::nullopt;
+  if (!std::isfinite(out)) return std::nullopt;  // from_chars reads "inf" and "nan"
   return out;
 }
 

@@ -7,6 +7,7 @@ namespace casefile::trace_comm {
 
 int LogHistogram::BucketOf(double v) {
   if (!(v > 0)) return 0;  // zero, negative and NaN: the first bucket
+  if (std::isinf(v)) return kBuckets - 1;
   int exp = 0;
   const double mantissa = std::frexp(v, &exp);  // v = mantissa * 2^exp, mantissa in [0.5, 1)
   const int e = exp - 1;                        // v in [2^e, 2^(e+1))
@@ -24,6 +25,7 @@ double LogHistogram::MiddleOf(int bucket) {
 }
 
 void LogHistogram::Add(double v) {
+  if (!std::isfinite(v)) return;  // callers reject them; a sum must never turn NaN
   ++buckets_[BucketOf(v)];
   ++count_;
   sum_ += v;

@@ -110,6 +110,9 @@ void EmitMarks(MarkPool& pool, const std::function<bool(const MarkCandidate&)>& 
 void CommTraceAggregator::Finish(const CommTraceSinks& sinks) {
   State& s = *state_;
   auto stat = [&](const char* key, double value, std::string detail = {}) {
+    // A statistic that is not a number is left out rather than stored as
+    // NULL into a NOT NULL column (which would fail the whole index).
+    if (!std::isfinite(value)) return;
     if (sinks.stat) sinks.stat({file_id_, key, value, std::move(detail)});
   };
   const char* source = s.xprof_hint ? "xprof" : s.kineto_hint ? "kineto" : "generic";

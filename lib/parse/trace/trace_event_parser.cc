@@ -1,6 +1,7 @@
 #include "parse/trace/trace_event_parser.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 namespace casefile::trace_internal {
@@ -63,7 +64,7 @@ bool ReadNumber(od::value value, std::optional<double>& out) {
   }
   if (type == od::json_type::number) {
     double d = 0;
-    if (value.get_double().get(d)) return false;
+    if (value.get_double().get(d) || !std::isfinite(d)) return false;
     out = d;
     return true;
   }
@@ -74,6 +75,8 @@ bool ReadNumber(od::value value, std::optional<double>& out) {
   double d = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return false;
+  // from_chars reads "inf" and "nan": a time that is not a number is invalid.
+  if (!std::isfinite(d)) return false;
   out = d;
   return true;
 }

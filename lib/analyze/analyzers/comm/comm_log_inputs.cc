@@ -127,6 +127,13 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
         return true;
       });
 
+  index.Query(
+      "SELECT file_id, max(line_no) FROM dist_events WHERE kind = 'step_time' GROUP BY file_id",
+      [&](const QueryRow& r) {
+        facts.last_step_line[IntOf(r.values[0]).value_or(0)] = IntOf(r.values[1]).value_or(0);
+        return true;
+      });
+
   // Environment dumps: only NCCL's own variables matter here.
   index.Query(
       "SELECT c.file_id, c.line_no, c.key, c.value FROM configs AS c "

@@ -108,6 +108,9 @@ struct CommLogFacts {
   std::vector<IbPortLine> ib_ports;
   // Hosts of the job's log files (files.host), sorted.
   std::vector<std::string> log_hosts;
+  // Per log file, the last line that shows training progress (a step_time
+  // row): a rendezvous error before it was a retry that later succeeded.
+  std::map<int64_t, int64_t> last_step_line;
   const RankHostMap* ranks = nullptr;  // may be null in tests
   // Evidence for a line.
   std::function<Evidence(int64_t file_id, int64_t line_no)> line;

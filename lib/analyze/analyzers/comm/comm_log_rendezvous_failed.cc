@@ -27,6 +27,12 @@ std::string FormWords(const std::string& op) {
   if (op == dist::kRdzvReset)
     return "the connection to the store was reset: the master process went away";
   if (op == dist::kRdzvClosed) return "the rendezvous was closed (the job was being shut down)";
+  if (op == dist::kRdzvListenFailed)
+    return "the master's store could not listen on its port (no usable local address, or "
+           "the bind was refused)";
+  if (op == dist::kRdzvConnectFailed)
+    return "the client could not connect to the master's address (no route to the host, or a "
+           "name that does not resolve)";
   return "the store could not be reached";
 }
 
@@ -34,12 +40,12 @@ std::string FormWords(const std::string& op) {
 // endpoint when every client fails alike.
 bool IsReachForm(const std::string& op) {
   return op == dist::kRdzvRefused || op == dist::kRdzvSocketTimeout || op == dist::kRdzvReset ||
-         op == dist::kRdzvStoreFailed;
+         op == dist::kRdzvStoreFailed || op == dist::kRdzvConnectFailed;
 }
 
 std::string HostPart(const std::string& endpoint) {
   if (endpoint.empty()) return "";
-  if (endpoint.front() == '[') return "";  // an IPv6 wildcard or address: no host name
+  if (endpoint.front() == '[' || endpoint.front() == '*') return "";  // a wildcard: no host
   const size_t colon = endpoint.rfind(':');
   return endpoint.substr(0, colon);
 }
@@ -66,9 +72,21 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
     }
     return false;
   };
+  // A client that was refused while the master came up retries: when its
+  // log shows the rendezvous succeeded afterwards (NCCL set-up or training
+  // steps after the report), the report was a retry, not the failure.
+  auto retried_and_joined = [&](const CommEvent& r) {
+    if (r.op != dist::kRdzvRefused && r.op != dist::kRdzvConnectFailed) return false;
+    for (const NcclProc& p : facts.procs) {
+      if (p.file_id == r.file_id && p.line_no > r.line_no) return true;
+    }
+    const auto step = facts.last_step_line.find(r.file_id);
+    return step != facts.last_step_line.end() && step->second > r.line_no;
+  };
   std::vector<const CommEvent*> rows;
   for (const CommEvent& e : facts.events) {
-    if (e.kind == EventKind::kRendezvous && !consequence(e)) rows.push_back(&e);
+    if (e.kind == EventKind::kRendezvous && !consequence(e) && !retried_and_joined(e))
+      rows.push_back(&e);
   }
   if (rows.empty()) return std::nullopt;
   // A closed rendezvous is what the other nodes see when one gave up: it

@@ -157,7 +157,13 @@ std::optional<Finding> BuildTransportFallback(const CommLogFacts& facts) {
             " (ibstat / ibv_devinfo)",
         l.file_id, l.line_no);
   }
-  if (signs.empty()) return std::nullopt;
+  // NCCL_IB_DISABLE=1 and NCCL_P2P_DISABLE=1 alone say nothing about the
+  // hardware: setting them is how Ethernet-only clusters (and consumer GPUs
+  // without P2P) are run. They explain a fallback only beside a sign that
+  // InfiniBand is there: NCCL using it elsewhere, NCCL_IB_HCA naming
+  // devices, or an active port.
+  const bool hardware = kinds.count("ib") || kinds.count("ib_hca") || kinds.count("ib_port");
+  if (!hardware) return std::nullopt;
 
   Finding f = NewFinding("comm.transport_fallback", Severity::kWarning,
                          "Ranks on several hosts communicate over TCP sockets");
