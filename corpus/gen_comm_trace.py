@@ -483,6 +483,191 @@ def scenario_healthy_comm_trace(d):
     return None, []
 
 
+# --------------------------------------------------------------------------------------------
+# torch.profiler (Kineto) traces on GPUs
+
+
+def read_kineto_events(path):
+    """(line_no, object text, event) of every event of a Kineto trace as write_kineto_trace
+    writes it: one event per line, indented, a comma after all but the last."""
+    out = []
+    text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    for no, line in enumerate(text.split("\n"), 1):
+        s = line.strip()
+        s = s[:-1] if s.endswith(",") else s
+        if s.startswith('{"ph"'):
+            out.append((no, s, json.loads(s)))
+    return out
+
+
+def kineto_ts(v):
+    """ts/dur as the reader takes them: Kineto writes numbers ("1250.000"); "" on the
+    final instant event is no time."""
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def kineto_steady(events):
+    """The steady state as ingest decides it (lib/parse/trace/comm_trace_finish.cc
+    DecideSteady) from ProfilerStep# events: per pid the three earliest steps; over the pids
+    with three or more, the latest end of a second step (first pid in order wins ties), and
+    the third step of that pid is the steady_start mark. Returns (start, (line, text))."""
+    steps = {}
+    for no, text, ev in events:
+        if ev.get("name", "").startswith("ProfilerStep#"):
+            steps.setdefault(str(ev["pid"]), []).append((float(ev["ts"]), float(ev["dur"]), no, text))
+    start, mark = None, None
+    for pid in sorted(steps):
+        p = sorted(steps[pid], key=lambda s: s[0])
+        if len(p) < 3:
+            continue
+        second_end = p[1][0] + p[1][1]
+        if start is None or second_end > start:
+            start, mark = second_end, (p[2][2], p[2][3])
+    assert start is not None, "no process with three ProfilerStep events"
+    return start, mark
+
+
+def kineto_nccl_share(events, steady):
+    """(NCCL kernels starting in the steady state, union of their intervals over the steady
+    span): what ingest stores as nccl_kernels and nccl_kernel_share (docs/TRACE_COMM.md)."""
+    last_end = 0.0
+    pieces = []
+    count = 0
+    for _, _, ev in events:
+        ts = kineto_ts(ev.get("ts"))
+        if ts is None:
+            continue
+        dur = kineto_ts(ev.get("dur")) or 0.0
+        last_end = max(last_end, ts + dur)
+        if ev.get("cat") == "kernel" and ev.get("name", "").startswith(("ncclDevKernel_", "ncclKernel_")):
+            pieces.append((ts, ts + dur))
+            if ts >= steady:
+                count += 1
+    covered, cur_lo, cur_hi = 0.0, None, None
+    for lo, hi in sorted(pieces):
+        lo, hi = max(lo, steady), min(hi, last_end)
+        if hi <= lo:
+            continue
+        if cur_hi is None or lo > cur_hi:
+            if cur_hi is not None:
+                covered += cur_hi - cur_lo
+            cur_lo, cur_hi = lo, hi
+        else:
+            cur_hi = max(cur_hi, hi)
+    if cur_hi is not None:
+        covered += cur_hi - cur_lo
+    span = last_end - steady
+    return count, (covered / span if span > 0 else 0.0)
+
+
+def scenario_comm_bandwidth_bound_gpu(d):
+    """FSDP (FULL_SHARD, bf16 mixed precision: parameter all-gathers, bf16 gradient
+    reduce-scatters, an f32 all-reduce of the gradient norm) with torch 2.5 / NCCL 2.21.5 on
+    2 nodes x 4 H100, NCCL_DEBUG=INFO over InfiniBand; the inter-node fabric runs far below
+    line rate (a congested spine), so every ring collective crawls through the one slow hop
+    and every rank spends ~70% of each step inside NCCL kernels. Training finishes, 2.6 s a
+    step.
+
+    Bundle: nodes/<host>/train.log (gen_comm's tee'd torchrun log: shell trace, agent lines,
+    [rankN]: prefixes, NCCL INFO start-up, step/loss lines, tqdm bar, Kineto STAGE lines and
+    the script's "trace written" line), env/<host>/collect_env.txt and pip_freeze.txt, and
+    per rank nodes/<host>/prof/<host>_<pid>.<ns>.pt.trace.json.gz as
+    tensorboard_trace_handler(use_gzip=True) names it (worker name <hostname>_<pid>; the
+    rank's pid is the trace's CPU pid, the file's time is its baseTimeNanoseconds, as the
+    traceName inside says), ~20k events each, written by xprof_trace.write_kineto_trace
+    and recompressed deterministically.
+
+    The ring couples every rank, so all eight traces cross the rule (nccl_kernels >= 20,
+    nccl_kernel_share >= 50%) and both hosts are culprits; healthy_gpu's trace (NCCL ~4% of
+    the step) is the look-alike that must stay silent. A torch.profiler trace has no
+    recv-done, so the rule cites each trace's steady_start mark: the third ProfilerStep of
+    the deciding process, computed here by reading every written trace back."""
+    from gen_comm import Comm, agent_finish_ok, env_cmd, render, start_all, train
+    from gen_torch_hang import TorchJob
+    from generate import pylog_time
+
+    hosts = [("gpu-b07", "10.40.7.17"), ("gpu-b08", "10.40.7.18")]
+    job = TorchJob(6611, hosts, 4, "v25", "NVIDIA H100 80GB HBM3", 600_000, nch=16, iface="ib0",
+                   plugin_warn=True)
+    rng = job.rng
+    bundle = d / "bundle"
+    # torch.profiler names a trace after the writing process (<hostname>_<pid>) and
+    # write_kineto_trace gives rank g the CPU pid 90000 + 17 g: the workers get those pids
+    # (torchrun's agent started just before them) so log and trace agree.
+    for n in job.nodes:
+        n.pids = [90000 + 17 * (n.node_rank * job.nproc + l) for l in range(job.nproc)]
+        n.agent_pid = n.pids[0] - rng.randint(40, 90)
+    t0 = us_of(2025, 12, 3, 14, 6, 22)
+    env = ["NCCL_DEBUG=INFO", "NCCL_SOCKET_IFNAME=ib0", "NCCL_IB_HCA=mlx5"]
+    world = Comm(job, range(job.world), "world")
+    nenv = [("NCCL_SOCKET_IFNAME", "ib0"), ("NCCL_IB_HCA", "mlx5")]
+    t = start_all(job, t0, lambda n: env_cmd(job, n, "train_fsdp.py", env,
+                                             " --model gpt-1.3b --sharding full_shard --mixed-precision bf16"
+                                             " --profile-steps 6-17"),
+                  lambda g: [(world, dict(banner=g == 0, env=nenv, plugin_warn=True))], "IB")
+    t += 7 * SEC
+    step_sec = 2.6
+    steps = 240
+    times = train(job, t, steps, step_sec, every_bar=20)
+
+    # The profiler: schedule(wait=1, warmup=4, active=12) with prof.step() after every
+    # iteration, so ProfilerStep#5..#16 (write_kineto_trace's names) are steps 6..17. Each
+    # rank's trace is written first, so its STAGE lines can follow the window it holds.
+    # A slow inter-node hop: 66-73% of every step in NCCL kernels on every rank.
+    cited = []
+    culprit_hosts = []
+    shares = {}
+    for g in range(job.world):
+        n = job.node(g)
+        pid = n.pids[job.local(g)]
+        # The trace's first step starts 1.25 ms after its base time.
+        base_ns = (times[6] - 1250) * 1000 + rng.randint(0, 999_999)
+        name = f"{n.name}_{pid}.{base_ns}.pt.trace.json.gz"
+        rel = f"nodes/{n.name}/prof/{name}"
+        path = bundle / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        facts = xt.write_kineto_trace(path, host=n.name, rank=g, world_size=job.world, seed=6611, steps=12,
+                                      events_target=30_000, step_us=step_sec * 1e6, nccl_version="2.21.5",
+                                      anomalies={"nccl_share": 0.66 + 0.01 * g}, base_ns=base_ns)
+        recompress(path)
+        events = read_kineto_events(path)
+        assert len(events) == facts["events"], (rel, len(events), facts["events"])
+        steady, (line, text) = kineto_steady(events)
+        count, share = kineto_nccl_share(events, steady)
+        shares[rel] = share
+        # Well clear of the bound, so ingest's 1/1,024-of-the-span cell rounding cannot flip it.
+        assert count >= 20 and share >= 0.55, (rel, count, share)
+        if n.name not in culprit_hosts:
+            culprit_hosts.append(n.name)
+        assert facts["planted"]["steady_start"][0]["line_no"] == line, rel
+        cited.append(evidence(rel, line, '"name": "' + json.loads(text)["name"] + '"'))
+
+        ta = times[6] - rng.randint(2000, 9000)
+        job.say(g, ta, f"STAGE:{pylog_time(ta)[:19]} {pid}:{pid} ActivityProfilerController.cpp:314] "
+                       "Completed Stage: Warm Up")
+        tb = base_ns // 1000 + 1250 + int(facts["span_us"]) + rng.randint(20_000, 90_000)
+        job.say(g, tb, f"STAGE:{pylog_time(tb)[:19]} {pid}:{pid} ActivityProfilerController.cpp:320] "
+                       "Completed Stage: Collection")
+        tc = tb + rng.randint(600_000, 1_400_000)
+        job.say(g, tc, f"STAGE:{pylog_time(tc)[:19]} {pid}:{pid} ActivityProfilerController.cpp:324] "
+                       "Completed Stage: Post Processing")
+        tw = tc + rng.randint(200_000, 900_000)
+        job.say(g, tw, f"{pylog_time(tw)} - train - INFO - rank {g}: profiler trace written to /tmp/prof/{name}")
+    agent_finish_ok(job, times[steps + 1] + 2 * SEC)
+    render(job, bundle)
+
+    findings = [{"code": "comm.bandwidth_bound", "culprits": [{"host": h} for h in culprit_hosts],
+                 "evidence": cited}]
+    lo, hi = min(shares.values()), max(shares.values())
+    expected(d, f"FSDP (full shard, bf16; torch 2.5 / NCCL 2.21.5) on 2 nodes x 4 H100 over InfiniBand trains "
+                f"to the end at 2.6 s a step; a torch.profiler capture of steps 6-17 on every rank shows "
+                f"ncclDevKernel_AllGather/ReduceScatter/AllReduce kernels running {lo:.0%}-{hi:.0%} of the "
+                f"steady state on all 8 ranks (a slow inter-node hop in the ring holds every rank): both "
+                f"hosts are bandwidth bound; the rule cites each trace's third ProfilerStep (Kineto traces "
+                f"have no recv-done).", findings)
+    return None, findings
+
+
 SCENARIOS = {
     "comm_dma_premap_exhausted": scenario_comm_dma_premap_exhausted,
     "comm_memory_copy": scenario_comm_memory_copy,
@@ -492,4 +677,5 @@ SCENARIOS = {
     "comm_tcp_config": scenario_comm_tcp_config,
     "comm_slow_link": scenario_comm_slow_link,
     "healthy_comm_trace": scenario_healthy_comm_trace,
+    "comm_bandwidth_bound_gpu": scenario_comm_bandwidth_bound_gpu,
 }

@@ -382,7 +382,8 @@ TEST(CommTraceRules, BandwidthBoundFromNcclKernelsOfATorchTrace) {
   EXPECT_EQ(Hosts(*f), std::set<std::string>{"gpu-node-07"});
   EXPECT_EQ(Lines(*f), std::set<int64_t>{2210});
   EXPECT_TRUE(Has(f->summary,
-                  "gpu-node-07: NCCL kernels ran 60% of the steady state (240 kernels, "
+                  "gpu-node-07 (gpu-node-07_90017.1718900000123456789.pt.trace.json.gz): NCCL "
+                  "kernels ran 60% of the steady state (240 kernels, "
                   "720 ms), rank 3"))
       << f->summary;
 }
@@ -538,6 +539,13 @@ TEST(CommTraceText, EventNameIsTheEventsOwn) {
   EXPECT_EQ(comm::EventName(R"({"ph":"X","ts":1})"), "");
   // A text cut at 512 bytes inside the name.
   EXPECT_EQ(comm::EventName("{\"ph\":\"X\",\"name\":\"all-reduce-do"), "all-reduce-do");
+}
+
+TEST(CommTraceText, HostCountCountsHostsNotTraces) {
+  EXPECT_EQ(comm::HostCount({"w-0"}), "1 host");
+  EXPECT_EQ(comm::HostCount({"w-0", "w-1"}), "2 hosts");
+  // torch.profiler: one trace per rank, four ranks per host.
+  EXPECT_EQ(comm::HostCount({"a", "a", "a", "a", "b", "b", "b", "b"}), "2 hosts (8 traces)");
 }
 
 TEST(CommTraceText, Numbers) {

@@ -83,9 +83,12 @@ std::string KinetoPart(const TraceFile& t) {
   const double kernels = t.Value(tc::kNcclKernels);
   const double share = t.Value(tc::kNcclKernelShare);
   if (kernels < kMinNcclKernels || share < kNcclKernelShareBound) return "";
-  std::string part = TraceName(t) + ": NCCL kernels ran " + Percent(share) +
-                     " of the steady state (" + Number(kernels) + " kernels, " +
-                     Micros(t.Value(tc::kNcclKernelUs)) + ")";
+  // torch.profiler writes one trace per rank: name the file too.
+  const size_t slash = t.path.rfind('/');
+  const std::string file = slash == std::string::npos ? t.path : t.path.substr(slash + 1);
+  std::string part = TraceName(t) + (t.host.empty() ? "" : " (" + file + ")") +
+                     ": NCCL kernels ran " + Percent(share) + " of the steady state (" +
+                     Number(kernels) + " kernels, " + Micros(t.Value(tc::kNcclKernelUs)) + ")";
   if (t.Has(tc::kStepMedianUs)) part += ", median step " + Micros(t.Value(tc::kStepMedianUs));
   if (t.Has(tc::kRank)) part += ", rank " + Number(t.Value(tc::kRank));
   return part;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "analyze/analyzers/comm/comm_log_rules.h"
 #include "analyze/analyzers/comm/comm_trace_thresholds.h"
@@ -36,7 +37,12 @@ std::string HostNames(const std::vector<std::string>& hosts, size_t max_named) {
 }
 
 std::string HostCount(const std::vector<std::string>& hosts) {
-  return std::to_string(hosts.size()) + (hosts.size() == 1 ? " host" : " hosts");
+  // One entry per trace; a host profiled per rank (torch.profiler) has
+  // several: count hosts, and say how many traces when they differ.
+  const size_t distinct = std::set<std::string>(hosts.begin(), hosts.end()).size();
+  std::string out = std::to_string(distinct) + (distinct == 1 ? " host" : " hosts");
+  if (distinct != hosts.size()) out += " (" + std::to_string(hosts.size()) + " traces)";
+  return out;
 }
 
 std::string JoinParts(const std::vector<std::string>& parts) {
