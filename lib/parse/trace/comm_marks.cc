@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/json_writer.h"
+
 namespace casefile::trace_comm {
 namespace {
 
@@ -15,35 +17,10 @@ bool Worse(const MarkCandidate& a, const MarkCandidate& b) {
 // front is the worst candidate.
 bool HeapLess(const MarkCandidate& a, const MarkCandidate& b) { return Worse(b, a); }
 
+// A JSON string: the common escaper (which also makes invalid UTF-8 valid).
 void AppendJsonString(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
+  AppendJsonEscaped(out, s);
   out.push_back('"');
 }
 
