@@ -27,31 +27,7 @@ struct Fed {
 Fed Feed(const std::vector<std::string>& lines) {
   Fed fed;
   auto family = MakeCommLinesFamily();
-  DistEmitter out(
-      9, [&fed](const DistEventRow& r) { fed.events.push_back(r); },
-      [&fed](const NcclRankRow& r) { fed.ranks.push_back(r); });
-  TimeContext tc;
-  tc.default_year = 2025;
-  std::string clean;
-  int64_t n = 0;
-  for (const std::string& raw : lines) {
-    std::string_view text = raw;
-    if (StripAnsi(text, clean)) text = clean;
-    const LinePrefix p = ParseLinePrefix(text, tc);
-    LineRecord rec;
-    rec.file_id = 9;
-    rec.line_no = ++n;
-    rec.ts_us = p.ts_us;
-    rec.level = p.level;
-    rec.rank = p.rank;
-    rec.local_rank = p.local_rank;
-    rec.host = p.host;
-    rec.pid = p.pid;
-    rec.msg_start = p.msg_start;
-    rec.text = text;
-    family->AddLine(rec, out);
-  }
-  family->Finish(out);
+  fed.events = test::FeedFamily(*family, lines, 9, 2025, &fed.ranks);
   return fed;
 }
 

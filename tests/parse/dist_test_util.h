@@ -14,11 +14,17 @@
 
 namespace casefile::dist::test {
 
+// `nccl_ranks`, when given, receives the family's communicator rows.
 inline std::vector<DistEventRow> FeedFamily(DistFamily& family,
                                             const std::vector<std::string>& lines, int64_t file_id,
-                                            int default_year) {
+                                            int default_year,
+                                            std::vector<NcclRankRow>* nccl_ranks = nullptr) {
   std::vector<DistEventRow> rows;
-  DistEmitter out(file_id, [&rows](const DistEventRow& r) { rows.push_back(r); });
+  DistEmitter out(
+      file_id, [&rows](const DistEventRow& r) { rows.push_back(r); },
+      [nccl_ranks](const NcclRankRow& r) {
+        if (nccl_ranks) nccl_ranks->push_back(r);
+      });
   TimeContext tc;
   tc.default_year = default_year;
   std::string clean;

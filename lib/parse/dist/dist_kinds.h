@@ -100,7 +100,9 @@ inline constexpr const char* kRankHost = "rank_host";
 // announced), NCCL's "Last error:" detail that torch prints on the line
 // after its "NCCL error" / "ncclSystemError: ..." lines. op = the NCCL
 // result class when the text gives or implies one (kNcclClass*; for a "Last
-// error:" detail the class torch named, else the one its text implies),
+// error:" detail the class torch named, else the one its text implies; for
+// a WARN whose text implies none, the class of the unwind frame "-> N" that
+// is its process's next NCCL line, the row then being emitted at that line),
 // kNcclBenign for WARNs known to be harmless (the net plugin that is not
 // installed, topology paths NCCL could not resolve, NCCL_* values it
 // ignores), else kNcclWarnOther; detail = the message after "NCCL WARN "
