@@ -14,6 +14,7 @@
 
 #include "casefile.h"
 #include "common/error.h"
+#include "diff/diff.h"
 #include "engine/session.h"
 #include "report/report.h"
 
@@ -27,6 +28,7 @@ inline constexpr uint32_t kErrorMagic = 0xCF0E4404u;
 inline constexpr uint32_t kSessionMagic = 0xCF05E551u;
 inline constexpr uint32_t kReportMagic = 0xCF0E9047u;
 inline constexpr uint32_t kFindingMagic = 0xCF0F1D01u;
+inline constexpr uint32_t kDiffReportMagic = 0xCF0D1FF0u;
 inline constexpr uint32_t kDeadMagic = 0xDEADCF00u;
 
 }  // namespace casefile::capi
@@ -55,6 +57,14 @@ struct casefile_report {
   uint32_t magic = casefile::capi::kReportMagic;
   casefile::Report report;
   std::vector<casefile_finding> findings;  // same order as report.findings
+};
+
+// A diff report owns its items; the headline's summaries are kept as their
+// own strings for the borrowed accessor.
+struct casefile_diff_report {
+  uint32_t magic = casefile::capi::kDiffReportMagic;
+  casefile::diff::DiffReport report;
+  std::vector<std::string> headline;
 };
 
 namespace casefile::capi {

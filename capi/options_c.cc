@@ -10,6 +10,7 @@
 // through it before anything else.
 static_assert(offsetof(casefile_open_options, version) == 0);
 static_assert(offsetof(casefile_analyze_options, version) == 0);
+static_assert(offsetof(casefile_diff_options, version) == 0);
 
 namespace casefile::capi {
 
@@ -37,6 +38,8 @@ SessionOptions ToSessionOptions(const casefile_open_options* opts) {
   if (opts->max_total_bytes != 0) out.limits.max_total_bytes = opts->max_total_bytes;
   if (opts->max_entries != 0) out.limits.max_entries = opts->max_entries;
   if (opts->max_line_bytes != 0) out.limits.max_line_bytes = opts->max_line_bytes;
+  // Fields of version 2 exist only in a caller's struct of version 2 or later.
+  if (opts->version >= 2 && opts->index_dir != nullptr) out.index_dir = opts->index_dir;
   return out;
 }
 
@@ -64,9 +67,12 @@ extern "C" {
 casefile_status casefile_open_options_init(casefile_open_options* opts, unsigned int version) {
   if (opts == nullptr) return CASEFILE_E_ARGUMENT;
   if (version < 1 || version > CASEFILE_OPEN_OPTIONS_VERSION) return CASEFILE_E_VERSION;
-  // Only version 1 exists; a later version must write only the fields that
-  // the caller's (possibly older, shorter) struct has.
-  *opts = casefile_open_options CASEFILE_OPEN_OPTIONS_INIT;
+  // A caller's struct of an older version is shorter: only the fields that
+  // version has are written.
+  const casefile_open_options defaults = CASEFILE_OPEN_OPTIONS_INIT;
+  const size_t size =
+      version == 1 ? offsetof(casefile_open_options, index_dir) : sizeof(casefile_open_options);
+  std::memcpy(static_cast<void*>(opts), &defaults, size);
   opts->version = version;
   return CASEFILE_OK;
 }

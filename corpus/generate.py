@@ -3758,6 +3758,7 @@ sys.modules.setdefault("generate", sys.modules[__name__])
 import gen_build  # noqa: E402
 import gen_comm  # noqa: E402
 import gen_comm_trace  # noqa: E402
+import gen_diff  # noqa: E402
 import gen_multihost_hang  # noqa: E402
 import gen_runtime  # noqa: E402
 import gen_torch_hang  # noqa: E402
@@ -3804,6 +3805,7 @@ SCENARIOS = {
     "healthy_build": gen_build.scenario_healthy_build,
     **gen_comm.SCENARIOS,
     **gen_comm_trace.SCENARIOS,
+    **gen_diff.SCENARIOS,
 }
 
 
@@ -3812,7 +3814,7 @@ def main(argv):
     for name in names:
         if name not in SCENARIOS:
             sys.exit(f"unknown scenario {name}; known: {', '.join(SCENARIOS)}")
-        d = ROOT / name
+        d = ROOT / gen_diff.SCENARIO_DIRS.get(name, name)  # the diff pairs live in corpus/diff/
         if d.exists():
             shutil.rmtree(d)
         job, findings = SCENARIOS[name](d)

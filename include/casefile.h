@@ -127,7 +127,7 @@ CASEFILE_API void casefile_string_free(char* str);
 /* Options                                                               */
 /* ===================================================================== */
 
-#define CASEFILE_OPEN_OPTIONS_VERSION 1
+#define CASEFILE_OPEN_OPTIONS_VERSION 2
 
 typedef struct casefile_open_options {
   unsigned int version; /* CASEFILE_OPEN_OPTIONS_VERSION */
@@ -142,10 +142,15 @@ typedef struct casefile_open_options {
   uint64_t max_total_bytes; /* all inputs, decompressed; default 256 GiB */
   uint64_t max_entries;     /* entries per input; default 1000000 */
   uint32_t max_line_bytes;  /* longer lines are truncated; default 65536 */
+  /* Version 2. Where the index lives when index_path is NULL: this folder,
+   * under the same hash-of-the-inputs name as in the cache folder (the diff
+   * keeps the two sides' indexes side by side this way). NULL: the cache
+   * folder. */
+  const char* index_dir;
 } casefile_open_options;
 
 #define CASEFILE_OPEN_OPTIONS_INIT \
-  { CASEFILE_OPEN_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0 }
+  { CASEFILE_OPEN_OPTIONS_VERSION, NULL, 0, 0, 0, 0, 0, NULL }
 
 /* Fills `opts` with defaults for `version`. Returns CASEFILE_E_VERSION for a
  * version this library does not know, CASEFILE_E_ARGUMENT for NULL. */
@@ -418,11 +423,13 @@ typedef struct casefile_collect_options {
   unsigned int threads;
 } casefile_collect_options;
 
-#define CASEFILE_COLLECT_OPTIONS_INIT                                                          \
-  { CASEFILE_COLLECT_OPTIONS_VERSION,                                                          \
-    NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, /* output .. host */ \
-    0, 0, 0, 0, 0, 0, 0, 0, 0,        /* since_seconds .. no_discover */                      \
-    NULL, 0, NULL, 0, NULL, 0, 0, 0 } /* redact_key .. threads */
+#define CASEFILE_COLLECT_OPTIONS_INIT                                                             \
+  {                                                                                               \
+    CASEFILE_COLLECT_OPTIONS_VERSION, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, \
+        0, NULL,                   /* output .. host */                                           \
+        0, 0, 0, 0, 0, 0, 0, 0, 0, /* since_seconds .. no_discover */                             \
+        NULL, 0, NULL, 0, NULL, 0, 0, 0                                                           \
+  } /* redact_key .. threads */
 
 /* Fills `opts` with defaults for `version`. Returns CASEFILE_E_VERSION for a
  * version this library does not know, CASEFILE_E_ARGUMENT for NULL.
@@ -431,9 +438,10 @@ CASEFILE_API casefile_status casefile_collect_options_init(casefile_collect_opti
                                                            unsigned int version);
 
 typedef enum casefile_collect_phase {
-  CASEFILE_COLLECT_PHASE_COMMANDS = 0, /* running version/system commands: done and total count commands */
-  CASEFILE_COLLECT_PHASE_SCAN = 1,     /* reading and redacting every file: bytes */
-  CASEFILE_COLLECT_PHASE_WRITE = 2     /* writing the bundle: bytes */
+  CASEFILE_COLLECT_PHASE_COMMANDS =
+      0, /* running version/system commands: done and total count commands */
+  CASEFILE_COLLECT_PHASE_SCAN = 1, /* reading and redacting every file: bytes */
+  CASEFILE_COLLECT_PHASE_WRITE = 2 /* writing the bundle: bytes */
 } casefile_collect_phase;
 
 /* Progress of a collection, called on the calling thread. `total` is an
@@ -473,12 +481,13 @@ CASEFILE_API uint64_t casefile_collect_result_archive_bytes(const casefile_colle
 /* Redactions made, in all and per kind ("hf_token", "url_password", ...;
  * kinds in name order). Borrowed strings valid until
  * casefile_collect_result_free. Returns CASEFILE_E_ARGUMENT out of range. */
-CASEFILE_API uint64_t casefile_collect_result_redaction_count(const casefile_collect_result* result);
-CASEFILE_API size_t casefile_collect_result_redaction_kind_count(
-    const casefile_collect_result* result);
-CASEFILE_API casefile_status casefile_collect_result_redaction_kind(
-    const casefile_collect_result* result, size_t index, const char** kind_out,
-    uint64_t* count_out);
+CASEFILE_API uint64_t
+casefile_collect_result_redaction_count(const casefile_collect_result* result);
+CASEFILE_API size_t
+casefile_collect_result_redaction_kind_count(const casefile_collect_result* result);
+CASEFILE_API casefile_status
+casefile_collect_result_redaction_kind(const casefile_collect_result* result, size_t index,
+                                       const char** kind_out, uint64_t* count_out);
 
 /* Collection errors: the source (a path, "command:NAME") and what happened.
  * Borrowed strings valid until casefile_collect_result_free; any output
@@ -533,6 +542,66 @@ CASEFILE_API casefile_status casefile_verify_result_problem(const casefile_verif
                                                             size_t index, const char** path_out,
                                                             const char** kind_out,
                                                             const char** message_out);
+
+/* ===================================================================== */
+/* Diff: a good run against a bad run                                    */
+/* ===================================================================== */
+
+#define CASEFILE_DIFF_OPTIONS_VERSION 1
+
+typedef struct casefile_diff_options {
+  unsigned int version; /* CASEFILE_DIFF_OPTIONS_VERSION */
+  /* Non-zero: do not store each side's findings in its index (by default
+   * they are stored, as casefile_session_analyze stores them, so the next
+   * diff or analysis of the same index reads them instead of re-running
+   * the analyzers). */
+  int no_store;
+} casefile_diff_options;
+
+#define CASEFILE_DIFF_OPTIONS_INIT \
+  { CASEFILE_DIFF_OPTIONS_VERSION, 0 }
+
+/* Fills `opts` with defaults for `version`. Returns CASEFILE_E_VERSION for a
+ * version this library does not know, CASEFILE_E_ARGUMENT for NULL.
+ * Thread-safe. */
+CASEFILE_API casefile_status casefile_diff_options_init(casefile_diff_options* opts,
+                                                        unsigned int version);
+
+typedef struct casefile_diff_report casefile_diff_report;
+
+/* Compares two sessions: `good` (a run that worked) and `bad` (the run that
+ * failed), each one or several bundles. Each session is indexed first when it
+ * is not yet (`progress` may be NULL), its findings come from the analyzers,
+ * then every section of docs/DIFF.md is compared (findings, versions,
+ * configs, log templates, metrics, HLO, traces) and ranked most suspicious
+ * first, with a headline of at most three items. The two sessions must be
+ * different handles; each is used by this call alone while it runs (see the
+ * thread-safety rules above). A side read only in part still diffs: the
+ * report's warnings say so and the call returns CASEFILE_PARTIAL with the
+ * report set. Errors: CASEFILE_E_ARGUMENT, CASEFILE_E_MISUSE, the errors of
+ * casefile_session_index, CASEFILE_E_NOMEM. Free *out with
+ * casefile_diff_report_free; it stays valid after the sessions are freed and
+ * is immutable (its accessors may be called from several threads). */
+CASEFILE_API casefile_status casefile_diff(casefile_diff_report** out, casefile_session* good,
+                                           casefile_session* bad, const casefile_diff_options* opts,
+                                           casefile_progress_fn progress, void* payload,
+                                           casefile_error** err);
+
+CASEFILE_API void casefile_diff_report_free(casefile_diff_report* report);
+
+/* Renders the diff: CASEFILE_FORMAT_JSON (the shape of docs/DIFF.md) or text.
+ * *out is owned by the caller (casefile_string_free). The same two indexes
+ * give byte-identical output. */
+CASEFILE_API casefile_status casefile_diff_report_render(char** out,
+                                                         const casefile_diff_report* report,
+                                                         casefile_format format,
+                                                         casefile_error** err);
+
+/* The headline: at most three sentences, most suspicious first. Borrowed,
+ * valid until casefile_diff_report_free; NULL when out of range. */
+CASEFILE_API size_t casefile_diff_report_headline_count(const casefile_diff_report* report);
+CASEFILE_API const char* casefile_diff_report_headline(const casefile_diff_report* report,
+                                                       size_t index);
 
 #ifdef __cplusplus
 }

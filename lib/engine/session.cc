@@ -9,6 +9,8 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/version.h"
+#include "engine/stored_findings.h"
+#include "index/index_meta_update.h"
 #include "index/index_writer.h"
 #include "ingest/ingest.h"
 
@@ -99,7 +101,13 @@ Session::Session(std::vector<std::string> inputs, SessionOptions options)
     std::error_code ec;
     if (!fs::exists(in, ec)) throw Error(ErrorCode::kNotFound, in + ": no such file or directory");
   }
-  index_path_ = options_.index_path.empty() ? DefaultIndexPath(inputs_) : options_.index_path;
+  index_path_ = options_.index_path;
+  if (index_path_.empty()) {
+    index_path_ = DefaultIndexPath(inputs_);
+    if (!options_.index_dir.empty()) {
+      index_path_ = (fs::path(options_.index_dir) / fs::path(index_path_).filename()).string();
+    }
+  }
 }
 
 Session::~Session() = default;
@@ -175,13 +183,25 @@ Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool sto
       stored.push_back({f.code, f.analyzer, SeverityName(f.severity), RenderFindingJson(f)});
     }
     try {
+      // Three steps, each atomic, in an order where a crash between them
+      // leaves no provenance (so the stored set is never taken for a full
+      // analysis it is not): clear, replace the findings, then say whose.
+      UpdateIndexMeta(index_path_, kFindingsProvenanceKey, std::nullopt);
       StoreFindings(index_path_, stored);
+      if (analyzer_names.empty()) {
+        UpdateIndexMeta(index_path_, kFindingsProvenanceKey, FullAnalysisProvenance());
+      }
     } catch (const Error& e) {
       // The report matters more than its copy in the index.
       report.warnings.push_back("findings not stored in " + index_path_ + ": " + e.what());
     }
   }
   return report;
+}
+
+const IndexReader& Session::reader() const {
+  if (!reader_) throw Error(ErrorCode::kMisuse, "the index was not built or opened yet");
+  return *reader_;
 }
 
 void Session::Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb) {

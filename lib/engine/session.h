@@ -15,7 +15,8 @@
 namespace casefile {
 
 struct SessionOptions {
-  std::string index_path;  // empty: DefaultIndexPath(inputs)
+  std::string index_path;  // empty: DefaultIndexPath(inputs), in index_dir when set
+  std::string index_dir;
   bool reindex = false;
   Limits limits;
 };
@@ -47,6 +48,8 @@ class Session {
   // returned false; a later corruption gives partial = true instead.
   IndexOutcome Index(const ProgressFn& progress);
   bool indexed() const { return reader_ != nullptr; }
+  // The open index; Error(kMisuse) before Index().
+  const IndexReader& reader() const;
 
   // Indexes first if needed. Throws Error(kUnknownAnalyzer).
   Report Analyze(const std::vector<std::string>& analyzer_names, bool store_findings);

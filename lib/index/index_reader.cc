@@ -171,6 +171,43 @@ std::vector<IngestIssueRow> IndexReader::IngestIssues() const {
   return out;
 }
 
+std::vector<TemplateRow> IndexReader::Templates() const {
+  Statement s(impl_->db,
+              "SELECT id, level, pattern, count, signatures, first_file_id, first_line_no, "
+              "example FROM templates ORDER BY id");
+  std::vector<TemplateRow> out;
+  while (s.Step()) {
+    TemplateRow& r = out.emplace_back();
+    r.id = s.Int(0);
+    r.level = s.Text(1);
+    r.pattern = s.Text(2);
+    r.count = s.Int(3);
+    r.signatures = s.Int(4);
+    r.first_file_id = s.Int(5);
+    r.first_line_no = s.Int(6);
+    r.example = s.Text(7);
+  }
+  return out;
+}
+
+std::vector<TemplateSignatureRow> IndexReader::TemplateSignatures() const {
+  Statement s(impl_->db,
+              "SELECT id, template_id, level, pattern, count, first_file_id, first_line_no "
+              "FROM template_signatures ORDER BY id");
+  std::vector<TemplateSignatureRow> out;
+  while (s.Step()) {
+    TemplateSignatureRow& r = out.emplace_back();
+    r.id = s.Int(0);
+    r.template_id = s.Int(1);
+    r.level = s.Text(2);
+    r.pattern = s.Text(3);
+    r.count = s.Int(4);
+    r.first_file_id = s.Int(5);
+    r.first_line_no = s.Int(6);
+  }
+  return out;
+}
+
 void IndexReader::ScanLines(int64_t file_id,
                             const std::function<bool(const LineRecord&)>& cb) const {
   // Lines without their own host or rank take the file's (see lines_vtab.cc).

@@ -18,7 +18,7 @@ struct sqlite3;
 namespace casefile {
 
 // Schema version written to PRAGMA user_version; bump on any schema change.
-inline constexpr int kIndexSchemaVersion = 4;
+inline constexpr int kIndexSchemaVersion = 5;
 
 // One result row of a query: column values as text, nullopt for SQL NULL.
 struct QueryRow {
@@ -48,6 +48,10 @@ class IndexReader {
   // One line, or nullopt when the file has no such line. The last decoded
   // block is kept, so nearby lines cost no further decoding.
   std::optional<std::string> LineText(int64_t file_id, int64_t line_no) const;
+
+  // The template tables, ordered by id (see TemplateRow).
+  std::vector<TemplateRow> Templates() const;
+  std::vector<TemplateSignatureRow> TemplateSignatures() const;
 
   // Runs one SQL statement on a read-only connection (SQLITE_OPEN_READONLY
   // plus an authorizer that refuses writes, ATTACH, DDL, transactions and

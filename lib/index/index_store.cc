@@ -113,6 +113,14 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
     trace_mark_ = Statement(db_,
                             "INSERT INTO trace_marks (file_id, kind, line_no, offset, ts_us, "
                             "dur_us, pid, text, detail) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    template_signature_ = Statement(db_,
+                                    "INSERT INTO template_signatures (id, template_id, level, "
+                                    "pattern, count, first_file_id, first_line_no) VALUES "
+                                    "(?1,?2,?3,?4,?5,?6,?7)");
+    template_ =
+        Statement(db_,
+                  "INSERT INTO templates (id, level, pattern, count, signatures, "
+                  "first_file_id, first_line_no, example) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
     block_ = Statement(db_,
                        "INSERT INTO line_blocks (file_id, block_no, first_line, line_count, "
                        "first_offset, min_ts, max_ts, raw_bytes, data) "
@@ -131,7 +139,8 @@ void IndexStore::Close() noexcept {
         &meta_default_, &process_name_,  &thread_name_,   &trace_event_,  &hlo_module_,
         &config_,       &ingest_issue_,  &numeric_frame_, &metric_chunk_, &dist_event_,
         &fr_entry_,     &fr_group_,      &version_,       &nccl_rank_,    &trace_stat_,
-        &net_link_,     &net_size_,      &net_timeline_,  &trace_mark_,   &block_}) {
+        &net_link_,     &net_size_,      &net_timeline_,  &trace_mark_,   &template_signature_,
+        &template_,     &block_}) {
     s->Finalize();
   }
   if (db_) sqlite3_close_v2(db_);
@@ -453,6 +462,31 @@ void IndexStore::Insert(const TraceMarkRow& r) {
   s.Run();
 }
 
+void IndexStore::Insert(const TemplateSignatureRow& r) {
+  Statement& s = template_signature_;
+  s.Bind(1, r.id);
+  s.Bind(2, r.template_id);
+  s.Bind(3, r.level);
+  s.Bind(4, r.pattern);
+  s.Bind(5, r.count);
+  s.Bind(6, r.first_file_id);
+  s.Bind(7, r.first_line_no);
+  s.Run();
+}
+
+void IndexStore::Insert(const TemplateRow& r) {
+  Statement& s = template_;
+  s.Bind(1, r.id);
+  s.Bind(2, r.level);
+  s.Bind(3, r.pattern);
+  s.Bind(4, r.count);
+  s.Bind(5, r.signatures);
+  s.Bind(6, r.first_file_id);
+  s.Bind(7, r.first_line_no);
+  s.Bind(8, r.example);
+  s.Run();
+}
+
 void IndexStore::StoreBlock(const StoredBlock& block) {
   Statement& s = block_;
   s.Bind(1, block.file_id);
@@ -489,7 +523,8 @@ void IndexStore::Finish(const std::map<std::string, std::string>& forced,
         &meta_default_, &process_name_,  &thread_name_,   &trace_event_,  &hlo_module_,
         &config_,       &ingest_issue_,  &numeric_frame_, &metric_chunk_, &dist_event_,
         &fr_entry_,     &fr_group_,      &version_,       &nccl_rank_,    &trace_stat_,
-        &net_link_,     &net_size_,      &net_timeline_,  &trace_mark_,   &block_}) {
+        &net_link_,     &net_size_,      &net_timeline_,  &trace_mark_,   &template_signature_,
+        &template_,     &block_}) {
     s->Finalize();
   }
   int rc = sqlite3_close(db_);

@@ -57,6 +57,8 @@ class IndexStore {
   void Insert(const NetSizeRow& row);
   void Insert(const NetTimelineRow& row);
   void Insert(const TraceMarkRow& row);
+  void Insert(const TemplateSignatureRow& row);
+  void Insert(const TemplateRow& row);
 
   std::string path_;
   sqlite3* db_ = nullptr;
@@ -64,6 +66,7 @@ class IndexStore {
   Statement process_name_, thread_name_, trace_event_, hlo_module_, config_, ingest_issue_;
   Statement numeric_frame_, metric_chunk_, dist_event_, fr_entry_, fr_group_, version_;
   Statement nccl_rank_, trace_stat_, net_link_, net_size_, net_timeline_, trace_mark_;
+  Statement template_signature_, template_;
   Statement block_;
 };
 

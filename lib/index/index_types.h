@@ -57,7 +57,11 @@ struct LineRecord {
   int64_t pid = -1;
   uint32_t msg_start = 0;  // where the message starts in `text` after wrappers
   uint32_t flags = 0;      // LineFlag bits
-  std::string_view text;   // the line, ANSI removed, \r frames reduced
+  // The line's template signature (template_signatures.id): set by ingest
+  // (parse/template) before the writer stores the line, filled by
+  // IndexReader::ScanLines; 0 = none (a line stored without mining).
+  uint32_t signature = 0;
+  std::string_view text;  // the line, ANSI removed, \r frames reduced
   std::string_view message() const {
     return text.substr(msg_start <= text.size() ? msg_start : text.size());
   }
@@ -308,6 +312,33 @@ struct TraceMarkRow {
   std::string detail;  // per kind: the link, the slack, the copy's receive...
 };
 inline constexpr size_t kTraceMarkTextBytes = 512;
+
+// Log templates (docs/SCHEMA.md, parse/template). A signature is the line's
+// message with its variables masked (a pure function of the text, so the same
+// line shape has the same signature pattern in every bundle); a template
+// groups signatures that differ only in a few constant tokens (Drain-style,
+// merged once at the end of ingest), its pattern holding <*> there.
+struct TemplateSignatureRow {
+  int64_t id = 0;           // 1, 2, 3... in order of first occurrence
+  int64_t template_id = 0;  // templates.id
+  std::string level;        // LevelName of the lines ("" when unknown)
+  std::string pattern;      // masked message, cut to kTemplatePatternBytes
+  int64_t count = 0;        // lines with this signature
+  int64_t first_file_id = 0;
+  int64_t first_line_no = 0;
+};
+
+struct TemplateRow {
+  int64_t id = 0;             // 1, 2, 3... in order of first occurrence
+  std::string level;          // as its signatures'
+  std::string pattern;        // merged pattern, cut to kTemplatePatternBytes
+  int64_t count = 0;          // lines of all its signatures
+  int64_t signatures = 0;     // how many signatures it groups
+  int64_t first_file_id = 0;  // the first line of the template (any signature)
+  int64_t first_line_no = 0;
+  std::string example;  // that line's message, cut to kTemplatePatternBytes
+};
+inline constexpr size_t kTemplatePatternBytes = 512;
 
 struct IngestIssueRow {
   int64_t bundle_id = 0;

@@ -6,10 +6,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <random>
@@ -89,6 +92,10 @@ size_t OpBytes(const WriteOp& op) {
           return 64 + o.key.size() + o.detail.size();
         } else if constexpr (std::is_same_v<T, NetLinkRow>) {
           return 96 + o.src.size() + o.dst.size();
+        } else if constexpr (std::is_same_v<T, TemplateSignatureRow>) {
+          return 96 + o.pattern.size() + o.level.size();
+        } else if constexpr (std::is_same_v<T, TemplateRow>) {
+          return 128 + o.pattern.size() + o.example.size() + o.level.size();
         } else if constexpr (std::is_same_v<T, FrGroupRow>) {
           return 128 + o.ranks.size();
         } else {
@@ -109,6 +116,14 @@ struct IndexWriter::Impl {
   BoundedQueue<WorkItem> queue{kQueueItems};
   std::thread thread;
   State state = State::kOpen;
+
+  // The preparing stage, when a preparer is set: the caller hands every
+  // item to prep_queue and the preparing thread, after running the preparer
+  // on a block, does what the caller does without one (FlushBlock's tail).
+  std::function<void(Block&)> preparer;
+  BoundedQueue<WorkItem> prep_queue{kQueueItems};
+  std::thread prep_thread;
+  std::unique_ptr<BlockCompressor> prep_compressor;
 
   // Set by the storage thread when it fails; read by every call.
   std::atomic<bool> failed{false};
@@ -160,6 +175,46 @@ struct IndexWriter::Impl {
       }
       failed.store(true, std::memory_order_release);
       queue.Close();  // wakes a caller waiting for room
+    }
+  }
+
+  void PrepRun() {
+    pthread_setname_np(pthread_self(), "cf-index-prep");
+    try {
+      for (;;) {
+        std::optional<WorkItem> item = prep_queue.Pop();
+        if (!item) return;
+        if (item->barrier != nullptr) {
+          item->barrier->set_value();
+          continue;
+        }
+        const bool finish = item->finish;
+        if (item->block) {
+          preparer(*item->block);
+          Store(std::move(*item), prep_compressor);
+        } else {
+          Push(std::move(*item));
+        }
+        if (finish) return;
+      }
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error) error = std::current_exception();
+      }
+      failed.store(true, std::memory_order_release);
+      prep_queue.Close();
+      queue.Close();
+    }
+  }
+
+  // Hands an item to the next stage: the preparing thread when there is
+  // one, else the storage thread.
+  void Forward(WorkItem item) {
+    if (preparer) {
+      if (!prep_queue.Push(std::move(item))) RethrowStored();
+    } else {
+      Push(std::move(item));
     }
   }
 
@@ -215,7 +270,7 @@ struct IndexWriter::Impl {
     item.ops.swap(pending_ops);
     pending_ops.reserve(64);
     pending_bytes = 0;
-    Push(std::move(item));
+    Forward(std::move(item));
   }
 
   void FlushBlock() {
@@ -225,6 +280,16 @@ struct IndexWriter::Impl {
     pending_bytes = 0;
     item.block = std::move(current);
     ++next_block_no;
+    if (preparer) {
+      Forward(std::move(item));
+      return;
+    }
+    Store(std::move(item), caller_compressor);
+  }
+
+  // Queues a block for the storage thread, or compresses it on this thread
+  // when the storage thread is behind. `compressor` is this thread's own.
+  void Store(WorkItem item, std::unique_ptr<BlockCompressor>& compressor) {
     switch (queue.TryPush(item)) {
       case BoundedQueue<WorkItem>::TryResult::kPushed:
         return;
@@ -236,10 +301,10 @@ struct IndexWriter::Impl {
     // The storage thread is behind: compression is most of its work, so
     // rather than wait idle, compress this block here. This balances the
     // two threads by itself whichever side is slower.
-    if (!caller_compressor) caller_compressor = std::make_unique<BlockCompressor>();
+    if (!compressor) compressor = std::make_unique<BlockCompressor>();
     std::unique_ptr<StoredBlock> stored = stored_blocks.Take();
     if (!stored) stored = std::make_unique<StoredBlock>();
-    caller_compressor->Compress(*item.block, *stored);
+    compressor->Compress(*item.block, *stored);
     Recycle(std::move(item.block));
     item.stored = std::move(stored);
     Push(std::move(item));
@@ -285,6 +350,10 @@ struct IndexWriter::Impl {
 
   // Removes the temporary file and forgets the store; never throws.
   void Discard() noexcept {
+    if (prep_thread.joinable()) {
+      prep_queue.Close();
+      prep_thread.join();
+    }
     if (thread.joinable()) {
       queue.Close();
       thread.join();
@@ -366,6 +435,42 @@ void IndexWriter::AddLine(const LineRecord& line) {
   AppendLine(*w.current, line, host);
   ++w.next_line;
   if (w.current->Full()) w.FlushBlock();
+}
+
+void IndexWriter::SetBlockPreparer(std::function<void(Block&)> preparer) {
+  Impl& w = *impl_;
+  w.Check();
+  if (w.preparer || w.current_file != 0 || w.next_block_no != 0 || !w.ended_files.empty()) {
+    throw Error(ErrorCode::kMisuse, "SetBlockPreparer after lines, or twice");
+  }
+  w.preparer = std::move(preparer);
+  w.prep_thread = std::thread([impl = impl_.get()] { impl->PrepRun(); });
+}
+
+void IndexWriter::DrainPreparer() {
+  Impl& w = *impl_;
+  w.Check();
+  if (!w.preparer) return;
+  w.FlushBlock();
+  w.FlushOps();
+  std::promise<void> done;
+  std::future<void> reached = done.get_future();
+  WorkItem barrier;
+  barrier.barrier = &done;
+  w.Forward(std::move(barrier));
+  // The preparing thread acknowledges the barrier, or fails and closes its
+  // queue; then the promise is never set and the error is rethrown.
+  while (reached.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+    if (w.failed.load(std::memory_order_acquire)) w.RethrowStored();
+  }
+}
+
+void IndexWriter::StopPreparer() noexcept {
+  Impl& w = *impl_;
+  if (!w.prep_thread.joinable()) return;
+  w.prep_queue.Close();
+  w.prep_thread.join();
+  w.state = Impl::State::kClosed;
 }
 
 void IndexWriter::EndFileLines(int64_t file_id) {
@@ -467,6 +572,16 @@ void IndexWriter::AddTraceMark(const TraceMarkRow& row) {
   impl_->AddOp(row);
 }
 
+void IndexWriter::AddTemplateSignature(const TemplateSignatureRow& row) {
+  impl_->Check();
+  impl_->AddOp(row);
+}
+
+void IndexWriter::AddTemplate(const TemplateRow& row) {
+  impl_->Check();
+  impl_->AddOp(row);
+}
+
 void IndexWriter::AddIngestIssue(const IngestIssueRow& row) {
   if (row.bundle_id < 1 || row.bundle_id >= impl_->next_bundle_id) {
     throw Error(ErrorCode::kArgument,
@@ -488,7 +603,8 @@ void IndexWriter::Commit() {
     w.FlushOps();
     WorkItem finish;
     finish.finish = true;
-    w.Push(std::move(finish));
+    w.Forward(std::move(finish));
+    if (w.prep_thread.joinable()) w.prep_thread.join();
     w.thread.join();
     if (w.failed.load(std::memory_order_acquire)) w.RethrowStored();
 

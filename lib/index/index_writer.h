@@ -15,12 +15,15 @@
 // Not thread-safe: one thread calls the writer.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "index/index_types.h"
 
 namespace casefile {
+
+struct Block;  // index/line_block.h
 
 class IndexWriter {
  public:
@@ -42,6 +45,21 @@ class IndexWriter {
   // Ends the file's lines (flushes its last block). A file with no lines
   // needs no call; calling it is harmless.
   void EndFileLines(int64_t file_id);
+  // Work on every block of lines before it is stored, on a thread of the
+  // writer, one block at a time in the order the lines arrived: ingest
+  // fills each line's template signature there (parse/template), so the
+  // caller's thread does not pay for it. Set before the first line; the
+  // function must not call the writer. An exception it throws fails the
+  // writer like a storage error.
+  void SetBlockPreparer(std::function<void(Block&)> preparer);
+  // Hands over the lines so far and waits until the preparer has seen every
+  // block: what it computed may then be read on the caller's thread. Lines
+  // may still follow.
+  void DrainPreparer();
+  // Stops the preparing thread now (what it had not prepared is dropped):
+  // for a caller that gives up on the index and is about to destroy what
+  // the preparer calls into. The writer can then only be destroyed.
+  void StopPreparer() noexcept;
   void AddTraceEvent(const TraceEventRow& row);
   // Names a process / a thread of a trace file: the trace_events view shows
   // the name as process_name (thread_name) on every event of the file with
@@ -65,6 +83,9 @@ class IndexWriter {
   void AddNetSize(const NetSizeRow& row);
   void AddNetTimeline(const NetTimelineRow& row);
   void AddTraceMark(const TraceMarkRow& row);
+  // Rows of the template tables (ingest writes them once, at the end).
+  void AddTemplateSignature(const TemplateSignatureRow& row);
+  void AddTemplate(const TemplateRow& row);
   void AddIngestIssue(const IngestIssueRow& row);
   // Sets a meta row. schema_version, casefile_version and line_block_format
   // belong to the writer and are overwritten at Commit(); created_at and

@@ -116,6 +116,7 @@ void AppendLine(Block& block, const LineRecord& line, int host_index) {
   out.text_len = static_cast<uint32_t>(text.size());
   out.msg_start = line.msg_start;
   out.flags = flags;
+  out.signature = line.signature;
   out.rank = line.rank;
   out.level = static_cast<uint8_t>(line.level) <= static_cast<uint8_t>(Level::kFatal)
                   ? static_cast<uint8_t>(line.level)
@@ -134,7 +135,7 @@ void AppendLine(Block& block, const LineRecord& line, int host_index) {
 
 void EncodeBlock(const Block& block, ByteBuffer& out) {
   size_t n = block.lines.size();
-  size_t bound = 2 + 2 * kMaxVarint + block.text.size() + n * (7 * kMaxVarint + 2);
+  size_t bound = 2 + 2 * kMaxVarint + block.text.size() + n * (8 * kMaxVarint + 2);
   for (const std::string& h : block.hosts) bound += kMaxVarint + h.size();
   uint8_t* const begin = out.Reset(bound);
   uint8_t* p = begin;
@@ -177,6 +178,9 @@ void EncodeBlock(const Block& block, ByteBuffer& out) {
   }
   for (const BlockLine& l : block.lines) p = PutVarint(p, l.msg_start);
   for (const BlockLine& l : block.lines) p = PutVarint(p, l.flags);
+  // Signature ids as they are: a few hot ids fill most blocks, and zstd
+  // finds their repeats without help.
+  for (const BlockLine& l : block.lines) p = PutVarint(p, l.signature);
   if (with_lengths) {
     for (const BlockLine& l : block.lines) p = PutVarint(p, l.text_len);
   }
@@ -290,6 +294,11 @@ void DecodedBlock::ParseColumns() {
     if (v > std::numeric_limits<uint32_t>::max()) Corrupt("flags out of range");
     l.flags = static_cast<uint32_t>(v);
   }
+  for (DecodedLine& l : lines_) {
+    uint64_t v = r.Varint();
+    if (v > std::numeric_limits<uint32_t>::max()) Corrupt("signature out of range");
+    l.signature = static_cast<uint32_t>(v);
+  }
   const uint64_t text_start = static_cast<uint64_t>(r.pos() - base);
   if (with_lengths) {
     uint64_t text_total = 0;
@@ -337,6 +346,7 @@ LineRecord DecodedBlock::Record(size_t i, int64_t file_id, int64_t first_line) c
   rec.pid = l.pid;
   rec.msg_start = l.msg_start;
   rec.flags = l.flags;
+  rec.signature = l.signature;
   rec.text = Text(i);
   return rec;
 }

@@ -35,7 +35,7 @@ inline constexpr size_t kMaxStoredLineBytes = 16u << 20;
 // The largest block the writer makes is one overlong line plus a full block
 // of text and columns, well under it.
 inline constexpr uint64_t kMaxBlockRawBytes = 32u << 20;
-static_assert(kMaxStoredLineBytes + kMaxBlockTextBytes + kMaxBlockLines * 80 +
+static_assert(kMaxStoredLineBytes + kMaxBlockTextBytes + kMaxBlockLines * 96 +
                       kMaxBlockHosts * (kMaxHostBytes + 10) <
                   kMaxBlockRawBytes,
               "the writer's largest block must decode");
@@ -44,7 +44,8 @@ static_assert(kMaxStoredLineBytes + kMaxBlockTextBytes + kMaxBlockLines * 80 +
 // 30-50% more space for little gain in overall throughput.
 inline constexpr int kBlockZstdLevel = 1;
 // First byte of every encoded block.
-inline constexpr uint8_t kBlockFormatVersion = 1;
+// 2: a signature column (template mining) after the flags.
+inline constexpr uint8_t kBlockFormatVersion = 2;
 
 // Per-line fields as the writer collects them; text lives in Block::text.
 struct BlockLine {
@@ -54,6 +55,7 @@ struct BlockLine {
   uint32_t text_len = 0;
   uint32_t msg_start = 0;
   uint32_t flags = 0;
+  uint32_t signature = 0;  // template_signatures.id, 0 = none
   int32_t rank = -1;
   uint8_t level = 0;
   uint8_t host = 0;  // 0 = none, else hosts[host - 1]
@@ -126,6 +128,7 @@ struct DecodedLine {
   uint32_t text_len = 0;
   uint32_t msg_start = 0;
   uint32_t flags = 0;
+  uint32_t signature = 0;
   int32_t rank = -1;
   Level level = Level::kUnknown;
   uint16_t host = 0;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "index/line_block.h"
@@ -30,6 +31,8 @@ enum Column {
   kColFlags,
   kColText,
   kColMessage,
+  kColSignatureId,
+  kColTemplateId,
 };
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
@@ -160,6 +163,10 @@ struct LinesCursor {
   int64_t attribution_file = -1;
   std::string file_host;
   int64_t file_rank = -1;
+  // template_signatures.template_id by signature id (index 0 unused), loaded
+  // the first time a row's template_id is asked for.
+  std::vector<int64_t> template_of;
+  bool templates_loaded = false;
   sqlite3_stmt* active = nullptr;
   DecodedBlock block;
   bool have_block = false;
@@ -196,6 +203,25 @@ void LoadFileAttribution(LinesCursor& c) {
   }
   c.attribution.Reset();
   c.attribution_file = c.file_id;
+}
+
+// The signature -> template mapping, read once per cursor (a few thousand
+// rows; at most the signature cap).
+void LoadTemplateMap(LinesCursor& c) {
+  if (c.templates_loaded) return;
+  char* q = sqlite3_mprintf("SELECT id, template_id FROM \"%w\".template_signatures",
+                            c.table->schema.c_str());
+  std::string sql = q ? q : "";
+  sqlite3_free(q);
+  if (sql.empty()) throw std::bad_alloc();
+  Statement s(c.table->db, sql);
+  while (s.Step()) {
+    int64_t id = s.Int(0);
+    if (id <= 0 || id > std::numeric_limits<uint32_t>::max()) continue;
+    if (c.template_of.size() <= static_cast<size_t>(id)) c.template_of.resize(id + 1, 0);
+    c.template_of[id] = s.Int(1);
+  }
+  c.templates_loaded = true;
 }
 
 std::string BlockColumns(const std::string& schema) {
@@ -530,6 +556,18 @@ int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
       break;
     }
+    case kColSignatureId:
+      if (l.signature != 0) sqlite3_result_int64(ctx, l.signature);
+      break;
+    case kColTemplateId:
+      if (l.signature != 0) {
+        int rc = Guard(cur->pVtab, [&] { LoadTemplateMap(c); });
+        if (rc != SQLITE_OK) return rc;
+        if (l.signature < c.template_of.size() && c.template_of[l.signature] != 0) {
+          sqlite3_result_int64(ctx, c.template_of[l.signature]);
+        }
+      }
+      break;
     default:
       break;  // NULL
   }

@@ -334,6 +334,45 @@ const std::vector<TableSpec>& IndexTables() {
        },
        "",
        {{"trace_marks_by_kind", "kind, file_id", false, "the marks of one kind"}}},
+      {"template_signatures",
+       "Log-line signatures mined at ingest (lib/parse/template): each line of a log (files of "
+       "kind log, version and sysinfo) has the signature of its message with variables masked "
+       "(`<NUM>`, `<HEX>`, `<IP>`, `<PATH>`; see \"Template masking\" below) and its level. The "
+       "pattern "
+       "is a function of the text alone, so the same line shape has the same pattern in every "
+       "index. `lines.signature_id` refers here.",
+       {
+           {"id", "INTEGER", "PRIMARY KEY", "signature id, 1-based in order of first occurrence"},
+           {"template_id", "INTEGER", "NOT NULL", "templates.id of the template grouping it"},
+           {"level", "TEXT", "NOT NULL",
+            "level of its lines (trace, debug, info, warning, error, fatal); empty when unknown"},
+           {"pattern", "TEXT", "NOT NULL",
+            "the masked message, cut to 512 bytes (the signature is told apart by the whole "
+            "message, so two signatures may show the same cut pattern); `<overflow>` for the "
+            "signature of each level that holds the new shapes beyond 65,536 signatures"},
+           {"count", "INTEGER", "NOT NULL", "lines with this signature"},
+           {"first_file_id", "INTEGER", "NOT NULL", "files.id of its first line"},
+           {"first_line_no", "INTEGER", "NOT NULL", "line number of its first line"},
+       },
+       "",
+       {{"template_signatures_by_template", "template_id", false, "the signatures of a template"}}},
+      {"templates",
+       "Log templates: signatures of one level and token count that differ only in a few "
+       "constant tokens, merged (Drain-style, at the end of ingest) into one pattern with `<*>` "
+       "at the differing positions. `lines.template_id` refers here.",
+       {
+           {"id", "INTEGER", "PRIMARY KEY", "template id, 1-based in order of first occurrence"},
+           {"level", "TEXT", "NOT NULL", "level of its lines; empty when unknown"},
+           {"pattern", "TEXT", "NOT NULL",
+            "the merged pattern (its signature's pattern when it has one), cut to 512 bytes"},
+           {"count", "INTEGER", "NOT NULL", "lines of all its signatures"},
+           {"signatures", "INTEGER", "NOT NULL", "how many signatures it groups"},
+           {"first_file_id", "INTEGER", "NOT NULL", "files.id of its first line"},
+           {"first_line_no", "INTEGER", "NOT NULL", "line number of its first line"},
+           {"example", "TEXT", "NOT NULL", "the message of its first line, cut to 512 bytes"},
+       },
+       "",
+       {}},
       {"numeric_frames",
        "Rows of Transformers DebugUnderflowOverflow tables found in logs (the report printed "
        "when an inf/nan is detected, and trace-mode batches), one row per tensor row of a frame, "
@@ -572,6 +611,10 @@ const std::vector<ColumnSpec>& LinesVtabColumns() {
        "8 invalid UTF-8 kept, 16 no final newline"},
       {"text", "TEXT", "", "the line, ANSI escapes removed, carriage-return frames reduced"},
       {"message", "TEXT", "", "the text after the line's prefixes (timestamp, level, rank...)"},
+      {"signature_id", "INTEGER", "",
+       "template_signatures.id of the line; NULL for lines that are not mined (files other than "
+       "log, version and sysinfo)"},
+      {"template_id", "INTEGER", "", "templates.id of the line's signature; NULL likewise"},
   };
   return kColumns;
 }
@@ -775,6 +818,50 @@ std::string RenderSchemaMarkdown() {
       " ORDER BY f.path, l.line_no;\n"
       "```\n"
       "\n"
+      "## Template masking\n"
+      "\n"
+      "A line's signature (`template_signatures`) is its message (the text after the wrappers, "
+      "level and timestamp the line layer strips) with variables masked, and its level. The "
+      "message is split on whitespace and rejoined with single spaces (leading and trailing "
+      "whitespace dropped); then, left to right:\n"
+      "\n"
+      "| mask | what | examples |\n"
+      "|---|---|---|\n"
+      "| `<PATH>` | a token, or its part after an `=`, that starts with `/` (then a letter, "
+      "digit, `.`, `_`, `-` or `~`), `./`, `../` or `~/`, or is a relative path of path "
+      "characters whose last component has an extension starting with a letter; quotes and "
+      "brackets around it, a trailing `,;:.)]}>` and `:<digits>` line and column suffixes stay "
+      "outside; URLs (`://`) are not paths, nor is a token in which a mask came before the "
+      "first `/` | `\"/a/b/c.py\",` -> `\"<PATH>\",`; `x/run.py:12:` -> `<PATH>:<NUM>:`; "
+      "`--dir=/tmp/r1` -> `--dir=<PATH>`; `NET/IB/0` -> `NET/IB/<NUM>` |\n"
+      "| `<IP>` | IPv4 `a.b.c.d` (1-3 digits each, no fifth group) with an optional `:port`; "
+      "IPv6 starting with a hex digit, with `::` or 8 groups | `10.0.0.1:29500` -> `<IP>`; "
+      "`tcp://10.1.2.3:29500` -> `tcp://<IP>`; `[fe80::1]:29500` -> `[<IP>]:<NUM>` |\n"
+      "| `<HEX>` | at a word start: `0x` and hex digits; a UUID; a word of 8 or more hex digits "
+      "holding a digit and a letter | `0x55d3c0a0b000`, `3f2a1b0c`, "
+      "`123e4567-e89b-12d3-a456-426614174000` -> `<HEX>` |\n"
+      "| `<NUM>` | a date `yyyy-mm-dd` or `yyyy/mm/dd` with a time after `T` or `_`, or a "
+      "time `h:mm:ss` with a fraction and zone, or a C-library date over several words "
+      "(`[Day ]Mon D hh:mm:ss[ yyyy]`, as asctime, date, nvidia-smi and syslog print it), as "
+      "one mask; else a digit run with its "
+      "`.digits` groups and exponent, and a `+`/`-` sign after a non-word character; digits "
+      "inside words too | `2024-05-01T12:00:00.123Z` -> `<NUM>`; `lr=-3e-4` -> `lr=<NUM>`; "
+      "`2.19.3` -> `<NUM>`; `rank3` -> `rank<NUM>`; `12.5ms` -> `<NUM>ms` |\n"
+      "\n"
+      "Everything else is kept byte for byte, so `fp16` and `bf16` stay apart. A pattern is "
+      "cut to 512 bytes (never inside a mask); the signature is told apart by the whole masked "
+      "message. At most 65,536 signatures are kept; a new shape beyond that gets the "
+      "`<overflow>` signature of its level and one `ingest_issues` row of kind "
+      "`template_limit` names the first such line.\n"
+      "\n"
+      "Templates are merged once, at the end of ingest: signatures in id order are grouped by "
+      "level, token count and first token (a first token holding a mask groups as `<*>`); a "
+      "signature joins the first of at most 16 templates of its group whose tokens equal its "
+      "own at 60% of the positions or more (a `<*>` position never counts as equal, and two "
+      "whole-token masks of different types forbid the merge), the differing positions "
+      "becoming `<*>`; otherwise it starts a template. Empty and `<overflow>` signatures are "
+      "templates of their own.\n"
+      "\n"
       "## Line blocks\n"
       "\n"
       "Lines are not one SQLite row each: one row per line caps the build at about 80 MB/s and "
@@ -793,7 +880,7 @@ std::string RenderSchemaMarkdown() {
       "1. format version byte (" +
       std::to_string(kBlockFormatVersion) +
       ");\n"
-      "2. flags byte: bit 0 set when the text length column (item 13) is present, which happens "
+      "2. flags byte: bit 0 set when the text length column (item 14) is present, which happens "
       "only "
       "when some text of the block holds a newline of its own;\n"
       "3. varint `n`;\n"
@@ -813,8 +900,9 @@ std::string RenderSchemaMarkdown() {
       "10. `n` zigzag varints: pid + 1 (0: unknown);\n"
       "11. `n` varints: message start, the byte position in the text where the message begins;\n"
       "12. `n` varints: flags (as in `lines.flags`);\n"
-      "13. only when flag bit 0 is set, `n` varints: text length;\n"
-      "14. the texts, each followed by a newline (`\\n`), filling the rest of the block. Without "
+      "13. `n` varints: signature id (`template_signatures.id`; 0: none);\n"
+      "14. only when flag bit 0 is set, `n` varints: text length;\n"
+      "15. the texts, each followed by a newline (`\\n`), filling the rest of the block. Without "
       "the length column each text runs to the next newline.\n"
       "\n"
       "Columns are stored one after another (not line by line) because each column on its own "

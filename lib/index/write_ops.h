@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <variant>
@@ -39,11 +40,11 @@ struct TraceNameOp {
   bool is_thread = false;
 };
 
-using WriteOp =
-    std::variant<AddBundleOp, UpdateBundleOp, AddFileOp, UpdateFileOp, SetMetaOp, TraceNameOp,
-                 TraceEventRow, HloModuleRow, ConfigRow, IngestIssueRow, NumericFrameRow,
-                 MetricChunkRow, DistEventRow, FrEntryRow, FrGroupRow, VersionRow, NcclRankRow,
-                 TraceStatRow, NetLinkRow, NetSizeRow, NetTimelineRow, TraceMarkRow>;
+using WriteOp = std::variant<AddBundleOp, UpdateBundleOp, AddFileOp, UpdateFileOp, SetMetaOp,
+                             TraceNameOp, TraceEventRow, HloModuleRow, ConfigRow, IngestIssueRow,
+                             NumericFrameRow, MetricChunkRow, DistEventRow, FrEntryRow, FrGroupRow,
+                             VersionRow, NcclRankRow, TraceStatRow, NetLinkRow, NetSizeRow,
+                             NetTimelineRow, TraceMarkRow, TemplateSignatureRow, TemplateRow>;
 
 // One queue item: the ops first, then a block, either still to compress
 // (`block`) or already compressed by the caller (`stored`); any part may be
@@ -53,6 +54,8 @@ struct WorkItem {
   std::unique_ptr<Block> block;
   std::unique_ptr<StoredBlock> stored;
   bool finish = false;
+  // Set on an item the preparing thread only acknowledges (DrainPreparer).
+  std::promise<void>* barrier = nullptr;
 };
 
 }  // namespace casefile

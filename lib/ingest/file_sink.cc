@@ -273,6 +273,10 @@ class CountingSink : public FileSink {
 
 }  // namespace
 
+bool MinesTemplates(FileKind kind) {
+  return kind == FileKind::kLog || kind == FileKind::kVersion || kind == FileKind::kSysinfo;
+}
+
 std::unique_ptr<FileSink> MakeFileSink(const FileContext& ctx, const Limits& limits,
                                        IndexWriter& writer) {
   switch (ctx.kind) {

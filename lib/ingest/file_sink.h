@@ -40,7 +40,14 @@ class FileSink {
   virtual const FileStats& stats() const = 0;
 };
 
-// The sink for a file of `ctx.kind`.
+// Whether lines of this kind are mined for templates: logs, and the kinds
+// that hold log lines too (a job log that starts with a version report is
+// classified as one; sysinfo holds dmesg and journal output).
+bool MinesTemplates(FileKind kind);
+
+// The sink for a file of `ctx.kind`. (Lines of the kinds MinesTemplates()
+// names get their template signature from ingest's TemplateStage, on the
+// index writer's preparing thread, not here.)
 std::unique_ptr<FileSink> MakeFileSink(const FileContext& ctx, const Limits& limits,
                                        IndexWriter& writer);
 

@@ -6,7 +6,9 @@
 #include "bundle/bundle_reader.h"
 #include "common/error.h"
 #include "ingest/file_sink.h"
+#include "ingest/template_stage.h"
 #include "parse/classify/classify.h"
+#include "parse/template/template_miner.h"
 
 namespace casefile {
 namespace {
@@ -21,13 +23,15 @@ constexpr uint64_t kProgressEvery = 8u << 20;
 class IngestVisitor : public BundleVisitor {
  public:
   IngestVisitor(int64_t bundle_id, const Limits& limits, const IngestProgress& progress,
-                IndexWriter& writer, IngestResult& result, uint64_t& bytes_done)
+                IndexWriter& writer, IngestResult& result, uint64_t& bytes_done,
+                TemplateStage& templates)
       : bundle_id_(bundle_id),
         limits_(limits),
         progress_(progress),
         writer_(writer),
         result_(result),
-        bytes_done_(bytes_done) {}
+        bytes_done_(bytes_done),
+        templates_(templates) {}
 
   void OnEntry(const EntryInfo& info, EntryData* data) override {
     FileRow row;
@@ -138,6 +142,7 @@ class IngestVisitor : public BundleVisitor {
     if (kind == FileKind::kManifest && !damage) ReadManifest(info, head, ended, data);
 
     FileContext ctx{bundle_id_, row.id, row.path, kind, row.host, row.rank, row.mtime};
+    if (MinesTemplates(kind)) templates_.RegisterFile(row.id, bundle_id_, row.path);
     auto sink = MakeFileSink(ctx, limits_, writer_);
     try {
       Feed(*sink, head, info.path);
@@ -202,6 +207,7 @@ class IngestVisitor : public BundleVisitor {
   IndexWriter& writer_;
   IngestResult& result_;
   uint64_t& bytes_done_;
+  TemplateStage& templates_;
   uint64_t since_progress_ = 0;
   std::optional<Manifest> manifest_;
   std::vector<FileRow> files_;
@@ -215,6 +221,8 @@ IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& 
   IngestResult result;
   ReadBudget budget;
   uint64_t bytes_done = 0;
+  // One stage for all inputs: signature ids are global to the index.
+  TemplateStage templates(writer);
   std::optional<Error> first_unreadable;
   size_t unreadable = 0;
   for (const auto& input : inputs) {
@@ -224,7 +232,7 @@ IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& 
     bundle.identity = BundleIdentity(input);
     bundle.status = "complete";
     bundle.id = writer.AddBundle(bundle);
-    IngestVisitor visitor(bundle.id, limits, progress, writer, result, bytes_done);
+    IngestVisitor visitor(bundle.id, limits, progress, writer, result, bytes_done, templates);
     BundleReadResult read;
     try {
       read = ReadBundle(input, limits, budget, visitor);
@@ -256,6 +264,7 @@ IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& 
     writer.UpdateBundle(bundle);
   }
   if (unreadable == inputs.size() && first_unreadable) throw *first_unreadable;
+  templates.Finish();
   result.bytes = bytes_done;
   return result;
 }

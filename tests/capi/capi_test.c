@@ -882,8 +882,8 @@ static int memory_contains(const char* hay, size_t size, const char* needle) {
 }
 
 static void collect_options_for(casefile_collect_options* opts, const char* output,
-                                 const char* const* logs, size_t log_count,
-                                 const char* const* env, const char* const* labels) {
+                                const char* const* logs, size_t log_count, const char* const* env,
+                                const char* const* labels) {
   CHECK_STATUS(casefile_collect_options_init(opts, CASEFILE_COLLECT_OPTIONS_VERSION), CASEFILE_OK);
   opts->output = output;
   opts->logs = logs;
@@ -1034,7 +1034,8 @@ static void test_collect_and_verify(void) {
   CHECK(err == NULL);
   CHECK(r != NULL);
   CHECK(log.calls >= 2);
-  CHECK(log.phases_seen[CASEFILE_COLLECT_PHASE_SCAN] && log.phases_seen[CASEFILE_COLLECT_PHASE_WRITE]);
+  CHECK(log.phases_seen[CASEFILE_COLLECT_PHASE_SCAN] &&
+        log.phases_seen[CASEFILE_COLLECT_PHASE_WRITE]);
   CHECK(casefile_collect_result_file_count(r) == 2); /* the log and env.txt */
   CHECK(casefile_collect_result_bytes(r) ==
         strlen("step 1 loss 2.31\nlogin with token ") + strlen(" ok\nstep 2 loss 2.30\n") +
@@ -1157,6 +1158,126 @@ static void test_collect_and_verify(void) {
   casefile_collect_result_free(r);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Diff                                                                   */
+/* ---------------------------------------------------------------------- */
+
+static int on_meta_row(size_t column_count, const char* const* names, const char* const* values,
+                       void* payload) {
+  (void)names;
+  if (column_count == 1 && values[0] != NULL) {
+    snprintf((char*)payload, 256, "%s", values[0]);
+  }
+  return 0;
+}
+
+static void test_diff_options(void) {
+  casefile_diff_options opts;
+  casefile_diff_options init = CASEFILE_DIFF_OPTIONS_INIT;
+  casefile_open_options open_opts;
+  CHECK(init.version == CASEFILE_DIFF_OPTIONS_VERSION && init.no_store == 0);
+  CHECK_STATUS(casefile_diff_options_init(NULL, CASEFILE_DIFF_OPTIONS_VERSION),
+               CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_diff_options_init(&opts, 0), CASEFILE_E_VERSION);
+  CHECK_STATUS(casefile_diff_options_init(&opts, CASEFILE_DIFF_OPTIONS_VERSION + 1),
+               CASEFILE_E_VERSION);
+  memset(&opts, 0xab, sizeof opts);
+  CHECK_STATUS(casefile_diff_options_init(&opts, CASEFILE_DIFF_OPTIONS_VERSION), CASEFILE_OK);
+  CHECK(opts.version == CASEFILE_DIFF_OPTIONS_VERSION && opts.no_store == 0);
+
+  /* An older caller's struct is shorter: initialising it as version 1 must
+   * not write the version 2 field that struct does not have. */
+  memset(&open_opts, 0xab, sizeof open_opts);
+  CHECK_STATUS(casefile_open_options_init(&open_opts, 1), CASEFILE_OK);
+  CHECK(open_opts.version == 1 && open_opts.index_path == NULL);
+  {
+    const unsigned char* p = (const unsigned char*)&open_opts.index_dir;
+    CHECK(p[0] == 0xab);
+  }
+  CHECK_STATUS(casefile_open_options_init(&open_opts, 2), CASEFILE_OK);
+  CHECK(open_opts.index_dir == NULL);
+}
+
+static void test_diff(void) {
+  casefile_diff_report* report = (casefile_diff_report*)&g_passed;
+  casefile_diff_report* again = NULL;
+  casefile_error* err = NULL;
+  casefile_diff_options opts = CASEFILE_DIFF_OPTIONS_INIT;
+  casefile_open_options open_opts = CASEFILE_OPEN_OPTIONS_INIT;
+  casefile_session* good = open_session(g_big, "diff_good.db", 1);
+  casefile_session* bad = NULL;
+  const char* inputs[1];
+  char dir[512], provenance[256] = "";
+  char *json = NULL, *json_again = NULL, *text = NULL;
+
+  /* The bad side's index goes into a folder, named after its inputs. */
+  join(dir, sizeof dir, g_root, "diff_indexes");
+  make_dir(dir);
+  inputs[0] = g_bundle;
+  open_opts.index_dir = dir;
+  CHECK_STATUS(casefile_session_open(&bad, inputs, 1, &open_opts, &err), CASEFILE_OK);
+  CHECK(contains(casefile_session_index_path(bad), "/diff_indexes/"));
+
+  /* Argument errors, in the order the header gives. */
+  CHECK_STATUS(casefile_diff(NULL, good, bad, NULL, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(err != NULL);
+  CHECK(contains(casefile_error_message(err), "casefile_diff"));
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_diff(&report, NULL, bad, NULL, NULL, NULL, NULL), CASEFILE_E_ARGUMENT);
+  CHECK(report == NULL);
+  CHECK_STATUS(casefile_diff(&report, good, good, NULL, NULL, NULL, &err), CASEFILE_E_ARGUMENT);
+  CHECK(contains(casefile_error_message(err), "same session"));
+  casefile_error_free(err);
+  opts.version = CASEFILE_DIFF_OPTIONS_VERSION + 1;
+  CHECK_STATUS(casefile_diff(&report, good, bad, &opts, NULL, NULL, NULL), CASEFILE_E_VERSION);
+  opts.version = CASEFILE_DIFF_OPTIONS_VERSION;
+
+  /* The hang of the bad run is new: it heads the diff. Sessions not yet
+   * indexed are indexed by the call. */
+  CHECK_STATUS(casefile_diff(&report, good, bad, &opts, NULL, NULL, &err), CASEFILE_OK);
+  CHECK(err == NULL && report != NULL);
+  CHECK(casefile_diff_report_headline_count(report) >= 1);
+  CHECK(contains(casefile_diff_report_headline(report, 0), "New in bad: hang."));
+  CHECK(casefile_diff_report_headline(report, 99) == NULL);
+  CHECK(casefile_diff_report_headline_count(NULL) == 0);
+
+  CHECK_STATUS(casefile_diff_report_render(&json, report, CASEFILE_FORMAT_JSON, NULL), CASEFILE_OK);
+  CHECK(contains(json, "\"headline\": ["));
+  CHECK(contains(json, "\"templates\": {"));
+  CHECK(contains(json, "\"section\": \"findings\""));
+  CHECK_STATUS(casefile_diff_report_render(&text, report, CASEFILE_FORMAT_TEXT, NULL), CASEFILE_OK);
+  CHECK(contains(text, "Headline"));
+  CHECK(!contains(text, "\x1b["));
+  casefile_string_free(text);
+  CHECK_STATUS(casefile_diff_report_render(&text, report, (casefile_format)7, &err),
+               CASEFILE_E_ARGUMENT);
+  CHECK(text == NULL);
+  casefile_error_free(err);
+  CHECK_STATUS(casefile_diff_report_render(&text, NULL, CASEFILE_FORMAT_TEXT, NULL),
+               CASEFILE_E_ARGUMENT);
+
+  /* The findings were stored with their provenance; a second diff reads
+   * them and renders the same bytes. */
+  CHECK_STATUS(
+      casefile_session_query(bad, "SELECT value FROM meta WHERE key = 'findings_provenance'",
+                             on_meta_row, provenance, NULL),
+      CASEFILE_OK);
+  CHECK(contains(provenance, "casefile "));
+  CHECK(contains(provenance, "hang:"));
+  CHECK_STATUS(casefile_diff(&again, good, bad, NULL, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_diff_report_render(&json_again, again, CASEFILE_FORMAT_JSON, NULL),
+               CASEFILE_OK);
+  CHECK(strcmp(json, json_again) == 0);
+
+  casefile_string_free(json);
+  casefile_string_free(json_again);
+  casefile_diff_report_free(report);
+  casefile_diff_report_free(again);
+  casefile_diff_report_free(NULL);
+  casefile_session_free(good);
+  casefile_session_free(bad);
+}
+
 int main(int argc, char** argv) {
   (void)argc;
   (void)argv;
@@ -1177,6 +1298,8 @@ int main(int argc, char** argv) {
   test_report_null();
   test_analyze_and_report();
   test_collect_and_verify();
+  test_diff_options();
+  test_diff();
 
   remove_inputs();
   printf("%d passed, 0 failed\n", g_passed);

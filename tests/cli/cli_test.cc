@@ -485,6 +485,9 @@ TEST_F(CliTest, EveryCommandHelpIsCompleteAndMatchesHelpCommand) {
       {"files", {"--format", "--index", "--reindex", "--help"}},
       {"show", {"--context", "--index", "--reindex", "--no-color", "--help"}},
       {"analyzers", {"--help"}},
+      {"diff",
+       {"--good", "--bad", "--format", "--index-dir", "--good-index", "--bad-index", "--reindex",
+        "--no-store", "--fail-on-headline", "--no-color", "--help"}},
   };
   // Every command that indexes takes the limits, and says their defaults.
   const std::vector<std::string> limits = {
@@ -543,6 +546,13 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
       {"show", bundle_, "logs/worker-1.log", "--context", "-1"},
       {"show", bundle_, "logs/worker-1.log", "--context", "many"},
       {"analyzers", "extra"},
+      {"diff"},
+      {"diff", bundle_},
+      {"diff", bundle_, "--"},
+      {"diff", "--good", bundle_},
+      {"diff", bundle_, "--", bundle_, "--index", "x.db"},
+      {"diff", bundle_, "--", bundle_, "--format", "html"},
+      {"diff", bundle_, "--", bundle_, "--bad"},
       // Limits: positive integers with an optional binary unit, in range.
       {"index", bundle_, "--max-line-bytes", "abc"},
       {"index", bundle_, "--max-line-bytes", "0"},
@@ -710,6 +720,68 @@ TEST_F(CliTest, AnalyzeJsonParsesAndNamesTheFinding) {
 
   // Byte-identical when run again (the index is reused).
   EXPECT_EQ(Cli({"analyze", bundle_, "--format", "json", "--analyzers", "hang"}).out, r.out);
+}
+
+// ---------------------------------------------------------------------------
+// diff: a healthy run (the worker's step lines only) against the hung one.
+
+TEST_F(CliTest, DiffPutsTheNewHangInTheHeadline) {
+  const std::string good = dir_.Join("run41");
+  WriteFile(good + "/logs/worker-1.log", Joined({kWorkerLines[0], kWorkerLines[1]}));
+  const std::string indexes = dir_.Join("indexes");
+  CliRun r = Cli({"diff", good, "--", bundle_, "--format", "json", "--index-dir", indexes});
+  EXPECT_EQ(r.code, 0) << r.err;
+  Json d;
+  ASSERT_TRUE(JsonReader(r.out).Parse(d)) << r.out;
+  ASSERT_NE(d.Get("good"), nullptr);
+  EXPECT_EQ(d.Get("good")->array.at(0).Get("name")->string, "run41");
+  EXPECT_EQ(d.Get("bad")->array.at(0).Get("name")->string, "run42");
+  const Json* headline = d.Get("headline");
+  ASSERT_NE(headline, nullptr);
+  ASSERT_FALSE(headline->array.empty()) << r.out;
+  const Json& top = headline->array[0];
+  EXPECT_EQ(top.Get("section")->string, "findings");
+  EXPECT_EQ(top.Get("kind")->string, "new");
+  EXPECT_EQ(top.Get("key")->string, "hang.bad_chip");
+  // Its evidence is a line of the bad run, with that line's text.
+  const Json& ev = top.Get("bad_evidence")->array.at(0);
+  EXPECT_EQ(ev.Get("bundle")->string, "run42");
+  const auto line = static_cast<size_t>(ev.Get("line")->number);
+  const std::vector<std::string>& lines =
+      ev.Get("path")->string == "logs/coordinator.log" ? kCoordinatorLines : kWorkerLines;
+  ASSERT_GE(line, 1u);
+  ASSERT_LE(line, lines.size());
+  EXPECT_EQ(ev.Get("text")->string, lines[line - 1]);
+  for (const char* key : {"versions", "configs", "metrics", "hlo", "traces", "warnings"}) {
+    ASSERT_NE(d.Get(key), nullptr) << key;
+    EXPECT_EQ(d.Get(key)->type, Json::Type::kArray) << key;
+  }
+  ASSERT_NE(d.Get("templates"), nullptr);
+  EXPECT_NE(d.Get("templates")->Get("new"), nullptr);
+  ASSERT_NE(d.Get("findings"), nullptr);
+  EXPECT_NE(d.Get("findings")->Get("persisting"), nullptr);
+  // Both indexes went into --index-dir, none into the cache.
+  size_t in_dir = 0;
+  for (const auto& e : fs::directory_iterator(indexes)) in_dir += e.path().extension() == ".db";
+  EXPECT_EQ(in_dir, 2u);
+  EXPECT_FALSE(fs::exists(cache_));
+
+  // The same with --good/--bad, flags before the sides: the same bytes.
+  CliRun flags =
+      Cli({"diff", "--format=json", "--index-dir", indexes, "--good", good, "--bad", bundle_});
+  EXPECT_EQ(flags.code, 0) << flags.err;
+  EXPECT_EQ(flags.out, r.out);
+
+  // Text: the headline first; --fail-on-headline turns it into exit 1.
+  CliRun text = Cli({"diff", good, "--", bundle_, "--index-dir", indexes, "--fail-on-headline"});
+  EXPECT_EQ(text.code, 1) << text.err;
+  EXPECT_TRUE(Contains(text.out, "Headline\n  1. New in bad: hang.bad_chip")) << text.out;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos);
+  // A run against itself has nothing to say.
+  CliRun same = Cli({"diff", good, "--", good, "--good-index", dir_.Join("g.db"), "--bad-index",
+                     dir_.Join("b.db"), "--fail-on-headline"});
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_TRUE(Contains(same.out, "Nothing suspicious")) << same.out;
 }
 
 TEST_F(CliTest, AnalyzersListsHang) {

@@ -71,8 +71,9 @@ TEST_F(LinesVtab, ColumnsAreDeclaredInSchemaOrder) {
   std::vector<Row> rows = QueryAll(*reader_, "SELECT name FROM pragma_table_info('lines')");
   const auto& spec = LinesVtabColumns();
   ASSERT_EQ(rows.size(), spec.size());
-  const char* expected[] = {"file_id", "line_no", "offset", "ts_us", "level",  "host",
-                            "rank",    "pid",     "flags",  "text",  "message"};
+  const char* expected[] = {"file_id", "line_no",      "offset",     "ts_us", "level",
+                            "host",    "rank",         "pid",        "flags", "text",
+                            "message", "signature_id", "template_id"};
   for (size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i][0], expected[i]);
     EXPECT_STREQ(spec[i].name, expected[i]);

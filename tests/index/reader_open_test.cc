@@ -105,7 +105,7 @@ TEST(ReaderOpen, MetaRowsOfTheWriter) {
   BuildSmallIndex(path);
   auto r = IndexReader::Open(path);
   EXPECT_EQ(r->Meta("schema_version"), std::to_string(kIndexSchemaVersion));
-  EXPECT_EQ(r->Meta("line_block_format"), "1");
+  EXPECT_EQ(r->Meta("line_block_format"), "2");  // 2: the signature column
   EXPECT_FALSE(r->Meta("casefile_version").empty());
   std::string created = r->Meta("created_at");  // e.g. 2024-05-01T12:00:00Z
   ASSERT_EQ(created.size(), 20u) << created;

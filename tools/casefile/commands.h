@@ -17,6 +17,7 @@ int RunShow(const CommandArgs& args);
 int RunAnalyzers(const CommandArgs& args);
 int RunCollect(const CommandArgs& args);
 int RunVerify(const CommandArgs& args);
+int RunDiff(const CommandArgs& args);
 
 extern const char kAnalyzeHelp[];
 extern const char kIndexHelp[];
@@ -26,6 +27,7 @@ extern const char kShowHelp[];
 extern const char kAnalyzersHelp[];
 extern const char kCollectHelp[];
 extern const char kVerifyHelp[];
+extern const char kDiffHelp[];
 
 // Help paragraphs several commands share.
 extern const char kBundleHelp[];        // what a BUNDLE may be

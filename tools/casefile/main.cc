@@ -52,6 +52,7 @@ struct Command {
 const Command kCommands[] = {
     {"analyze", "find the cause, culprits and evidence of a failure", kAnalyzeHelp, RunAnalyze,
      true},
+    {"diff", "what changed between a good run and a bad run", kDiffHelp, RunDiff, true},
     {"index", "build or reuse the index of bundles", kIndexHelp, RunIndex, true},
     {"query", "run read-only SQL on the index", kQueryHelp, RunQuery, true},
     {"files", "list the files of bundles", kFilesHelp, RunFiles, true},
@@ -77,7 +78,8 @@ const char kMainExitCodes[] =
     R"(
 Exit codes (every command):
   0  success
-  1  analyze: a finding at or above --fail-on
+  1  analyze: a finding at or above --fail-on; diff: --fail-on-headline
+     and the headline is not empty
   2  usage error (also: unknown analyzer, refused or invalid SQL)
   3  an input is missing, unreadable or corrupt, or was read only in part
      (output is still printed for a partial input)

@@ -51,11 +51,16 @@ void WarnPartial(casefile_session* session) {
 }  // namespace
 
 IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args) {
+  return OpenAndIndex(inputs, args, IndexPlace{args.Value("index"), std::nullopt});
+}
+
+IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args,
+                            const IndexPlace& place) {
   std::vector<const char*> paths;
   for (const auto& in : inputs) paths.push_back(in.c_str());
-  std::optional<std::string> index_path = args.Value("index");
   casefile_open_options opts = CASEFILE_OPEN_OPTIONS_INIT;
-  opts.index_path = index_path ? index_path->c_str() : nullptr;
+  opts.index_path = place.path ? place.path->c_str() : nullptr;
+  opts.index_dir = place.dir ? place.dir->c_str() : nullptr;
   opts.reindex = args.Has("reindex") ? 1 : 0;
   // Absent flags stay 0, which the library reads as its default.
   opts.max_entry_bytes = args.Size("max-entry-bytes", 0, UINT64_MAX);

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,16 @@ struct IndexedSession {
 // index (progress on stderr when it is a terminal), and prints a warning per
 // input read only in part. Throws CliError on failure.
 IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args);
+
+// Where one side of a diff keeps its index: an explicit file, else a folder
+// (the index named after its inputs), else the cache folder.
+struct IndexPlace {
+  std::optional<std::string> path;
+  std::optional<std::string> dir;
+};
+// As above, with the index placed by `place` instead of --index.
+IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args,
+                            const IndexPlace& place);
 
 // Called per row with the column names and values (NULL for SQL NULL).
 // Returning false stops the query quietly.

@@ -1,0 +1,200 @@
+// Log templates of the two sides (docs/DIFF.md, section templates). A bad
+// template is matched to good when one of its signatures has a twin in good
+// (signature patterns are a pure function of the line, so they are the same
+// in every bundle), or when its merged pattern matches a good template with
+// <*> as a wildcard (the two sides may have merged different signatures).
+// Unmatched bad templates are new, unmatched good ones vanished; matched ones
+// whose rate (lines per line of all logs) moved by kFrequencyFactor or more
+// changed.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "diff/sections.h"
+#include "diff/template_match.h"
+
+namespace casefile::diff {
+namespace {
+
+// A template's rate must move by this factor (either way) to be "changed".
+constexpr double kFrequencyFactor = 4.0;
+// ...and the side where it is frequent must hold at least this many lines of
+// it: a template seen twice in one run and once in the other is noise.
+constexpr int64_t kFrequencyMinCount = 20;
+
+struct SideTemplates {
+  std::vector<TemplateRow> templates;
+  std::vector<TemplateSignatureRow> signatures;
+  // template id -> indices into signatures
+  std::unordered_map<int64_t, std::vector<size_t>> members;
+  // level + '\x1f' + signature pattern -> template id
+  std::unordered_map<std::string, int64_t> by_signature;
+  TemplateIndex by_pattern;
+};
+
+std::string LevelKey(const std::string& level, const std::string& pattern) {
+  std::string key = level;
+  key += '\x1f';
+  key += pattern;
+  return key;
+}
+
+SideTemplates Load(const DiffSide& side) {
+  SideTemplates t;
+  t.templates = side.index->Templates();
+  t.signatures = side.index->TemplateSignatures();
+  for (size_t i = 0; i < t.signatures.size(); ++i) {
+    const TemplateSignatureRow& s = t.signatures[i];
+    t.members[s.template_id].push_back(i);
+    t.by_signature.emplace(LevelKey(s.level, s.pattern), s.template_id);
+  }
+  for (const TemplateRow& row : t.templates) t.by_pattern.Add(row.id, row.level, row.pattern);
+  return t;
+}
+
+// The templates of `other` that `row` (a template of `self`) matches.
+std::set<int64_t> Twins(const SideTemplates& self, const TemplateRow& row,
+                        const SideTemplates& other) {
+  std::set<int64_t> twins;
+  auto it = self.members.find(row.id);
+  if (it != self.members.end()) {
+    for (size_t i : it->second) {
+      const TemplateSignatureRow& s = self.signatures[i];
+      auto hit = other.by_signature.find(LevelKey(s.level, s.pattern));
+      if (hit != other.by_signature.end()) twins.insert(hit->second);
+    }
+  }
+  if (twins.empty()) {
+    for (int64_t id : other.by_pattern.Matches(row.level, row.pattern)) twins.insert(id);
+  }
+  return twins;
+}
+
+bool IsErrorLevel(const std::string& level) { return level == "error" || level == "fatal"; }
+bool IsWarningLevel(const std::string& level) { return level == "warning"; }
+
+double NewScore(const TemplateRow& row) {
+  if (IsErrorLevel(row.level)) return 85;
+  if (IsWarningLevel(row.level)) return 65;
+  // A line with no level that reads like a failure is worth more than an
+  // ordinary new info line, but not the headline on its own.
+  if (row.level.empty() && LooksLikeFailure(row.pattern)) return 45;
+  return 25;
+}
+
+double VanishedScore(const TemplateRow& row) {
+  if (IsErrorLevel(row.level)) return 40;
+  if (IsWarningLevel(row.level)) return 30;
+  return 10;
+}
+
+double ChangedScore(const TemplateRow& row, bool rising) {
+  const bool loud = IsErrorLevel(row.level) || IsWarningLevel(row.level) ||
+                    (row.level.empty() && LooksLikeFailure(row.pattern));
+  if (rising) return loud ? 55 : 15;
+  return loud ? 25 : 10;
+}
+
+std::string CountText(int64_t n) { return std::to_string(n) + (n == 1 ? " line" : " lines"); }
+
+const TemplateRow* Find(const SideTemplates& t, int64_t id) {
+  auto it = std::lower_bound(t.templates.begin(), t.templates.end(), id,
+                             [](const TemplateRow& r, int64_t v) { return r.id < v; });
+  return it != t.templates.end() && it->id == id ? &*it : nullptr;
+}
+
+void Describe(DiffItem& item, const TemplateRow& row) {
+  item.key = row.pattern;
+  if (!row.level.empty()) item.fields.push_back({"level", row.level});
+  item.fields.push_back({"signatures", row.signatures});
+}
+
+}  // namespace
+
+std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad) {
+  const SideTemplates g = Load(good);
+  const SideTemplates b = Load(bad);
+  std::vector<DiffItem> items;
+  const double good_lines = std::max<int64_t>(good.total_lines, 1);
+  const double bad_lines = std::max<int64_t>(bad.total_lines, 1);
+
+  for (const TemplateRow& row : b.templates) {
+    const std::set<int64_t> twins = Twins(b, row, g);
+    if (twins.empty()) {
+      DiffItem item;
+      item.section = "templates";
+      item.kind = "new";
+      Describe(item, row);
+      item.bad = std::to_string(row.count);
+      item.score = NewScore(row);
+      item.fields.push_back({"count", row.count});
+      item.summary = "New in bad" + (row.level.empty() ? "" : " (" + row.level + ")") + ", " +
+                     CountText(row.count) + ": " + row.example;
+      item.bad_lines.emplace_back(row.first_file_id, row.first_line_no);
+      items.push_back(std::move(item));
+      continue;
+    }
+    // Rates compared over all the good templates it matches.
+    int64_t good_count = 0;
+    const TemplateRow* first_good = nullptr;
+    for (int64_t id : twins) {
+      if (const TemplateRow* t = Find(g, id)) {
+        good_count += t->count;
+        if (first_good == nullptr) first_good = t;
+      }
+    }
+    const double rate_good = good_count / good_lines;
+    const double rate_bad = row.count / bad_lines;
+    if (rate_good <= 0 || rate_bad <= 0) continue;
+    const double factor = rate_bad / rate_good;
+    const bool rising = factor >= kFrequencyFactor && row.count >= kFrequencyMinCount;
+    const bool falling = factor <= 1 / kFrequencyFactor && good_count >= kFrequencyMinCount;
+    if (!rising && !falling) continue;
+    DiffItem item;
+    item.section = "templates";
+    item.kind = "changed";
+    Describe(item, row);
+    item.good = std::to_string(good_count);
+    item.bad = std::to_string(row.count);
+    item.score = ChangedScore(row, rising);
+    item.fields.push_back({"good_count", good_count});
+    item.fields.push_back({"bad_count", row.count});
+    item.fields.push_back({"rate_factor", std::round(factor * 100) / 100});
+    char factor_text[32];
+    std::snprintf(factor_text, sizeof factor_text, "%.1f", rising ? factor : 1 / factor);
+    item.summary = std::string(rising ? factor_text + std::string("x more frequent")
+                                      : factor_text + std::string("x less frequent")) +
+                   " in bad (" + std::to_string(good_count) + " -> " + std::to_string(row.count) +
+                   " lines): " + row.example;
+    if (first_good != nullptr) {
+      item.good_lines.emplace_back(first_good->first_file_id, first_good->first_line_no);
+    }
+    item.bad_lines.emplace_back(row.first_file_id, row.first_line_no);
+    items.push_back(std::move(item));
+  }
+
+  for (const TemplateRow& row : g.templates) {
+    if (!Twins(g, row, b).empty()) continue;
+    DiffItem item;
+    item.section = "templates";
+    item.kind = "vanished";
+    Describe(item, row);
+    item.good = std::to_string(row.count);
+    item.score = VanishedScore(row);
+    item.fields.push_back({"count", row.count});
+    item.summary = "Only in good" + (row.level.empty() ? "" : " (" + row.level + ")") + ", " +
+                   CountText(row.count) + ": " + row.example;
+    item.good_lines.emplace_back(row.first_file_id, row.first_line_no);
+    items.push_back(std::move(item));
+  }
+  RankItems(items);
+  return items;
+}
+
+}  // namespace casefile::diff

@@ -1,0 +1,182 @@
+// casefile diff: what changed between a good run and a bad run.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "args.h"
+#include "commands.h"
+#include "exit_codes.h"
+#include "open_session.h"
+#include "output.h"
+#include "progress.h"
+
+namespace casefile_cli {
+
+const char kDiffHelp[] =
+    R"(Usage: casefile diff GOOD... -- BAD... [options]
+       casefile diff --good GOOD [--good GOOD2...] --bad BAD [--bad BAD2...] [options]
+
+Compares a run that worked (GOOD) with the run that failed (BAD), each side
+one or several bundles, and prints what changed, most suspicious first: a
+headline of at most three differences, then findings new in BAD, resolved and
+persisting; versions; configs and environment; log templates new in BAD,
+vanished and changed in frequency; metrics (loss at matching steps, step
+time); HLO modules; traces. Every item cites its evidence lines (bundle,
+path, line) on the side it comes from. Each side is indexed (or its index
+reused) and analysed; its findings are stored in its index as 'casefile
+analyze' stores them, so the next diff of the same index is fast.
+
+Options:
+  --good BUNDLE      a bundle of the good run (repeatable); instead of the
+                     GOOD... -- BAD... form
+  --bad BUNDLE       a bundle of the bad run (repeatable)
+  --format FORMAT    text (default) or json (its shape is in docs/DIFF.md)
+  --index-dir DIR    keep both sides' indexes in DIR (named after their
+                     inputs); default: the cache folder (see below)
+  --good-index PATH  the good side's index file (overrides --index-dir)
+  --bad-index PATH   the bad side's index file
+  --reindex          rebuild both indexes even when up-to-date ones exist
+  --max-... N        limits of the reading (see Limits below)
+  --no-store         do not save the findings into the indexes
+  --fail-on-headline exit 1 when the headline is not empty
+  --no-color         no colour; colour is used only when stdout is a terminal
+                     and NO_COLOR is unset or empty
+  -h, --help         show this help
+
+Exit codes:
+  0  success (and, with --fail-on-headline, nothing scored for the headline)
+  1  --fail-on-headline and the headline is not empty
+  2  usage error (no GOOD or no BAD, unknown option, bad value)
+  3  an input is missing, unreadable or corrupt, or was read only in part
+     (then the diff is still printed first); takes precedence over 1
+  4  internal error
+)";
+
+namespace {
+
+struct DiffReportFree {
+  void operator()(casefile_diff_report* r) const { casefile_diff_report_free(r); }
+};
+using DiffReportPtr = std::unique_ptr<casefile_diff_report, DiffReportFree>;
+
+struct Sides {
+  std::vector<std::string> good, bad;  // from --good / --bad
+  std::vector<std::string> head;       // arguments before the first bare "--"
+  std::vector<std::string> tail;       // and after it
+};
+
+// Takes out --good/--bad (repeatable, unlike the flags Args knows) and splits
+// the rest at the first bare "--": positional bundles before it are GOOD,
+// after it BAD. Flags may stand on either side.
+Sides SplitSides(const CommandArgs& argv) {
+  Sides s;
+  bool split = false;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    bool taken = false;
+    for (const char* flag : {"good", "bad"}) {
+      const std::string name = std::string("--") + flag;
+      std::optional<std::string> value;
+      if (a == name) {
+        if (i + 1 >= argv.size()) throw UsageError("diff", "option '" + name + "' needs a value");
+        value = argv[++i];
+      } else if (a.compare(0, name.size() + 1, name + "=") == 0) {
+        value = a.substr(name.size() + 1);
+      }
+      if (value) {
+        (std::strcmp(flag, "good") == 0 ? s.good : s.bad).push_back(*value);
+        taken = true;
+        break;
+      }
+    }
+    if (taken) continue;
+    if (a == "--" && !split) {
+      split = true;
+      continue;
+    }
+    (split ? s.tail : s.head).push_back(a);
+  }
+  return s;
+}
+
+// A flag's value from either half; the half after "--" wins.
+std::optional<std::string> Either(const Args& head, const Args& tail, const char* flag) {
+  std::optional<std::string> v = tail.Value(flag);
+  return v ? v : head.Value(flag);
+}
+
+}  // namespace
+
+int RunDiff(const CommandArgs& argv) {
+  Sides sides = SplitSides(argv);
+  std::vector<FlagSpec> specs;
+  // --index would name one file for two indexes: --good-index/--bad-index.
+  for (const FlagSpec& f : kSessionFlags) {
+    if (std::strcmp(f.name, "index") != 0) specs.push_back(f);
+  }
+  specs.insert(specs.end(), {{"format", true},
+                             {"index-dir", true},
+                             {"good-index", true},
+                             {"bad-index", true},
+                             {"no-store", false},
+                             {"fail-on-headline", false},
+                             {"no-color", false}});
+  Args head("diff", sides.head, specs);
+  Args tail("diff", sides.tail, specs);
+  if (head.help() || tail.help()) return PrintHelp(kDiffHelp);
+  for (const std::string& p : head.positional()) sides.good.push_back(p);
+  for (const std::string& p : tail.positional()) sides.bad.push_back(p);
+  if (sides.good.empty()) throw UsageError("diff", "no GOOD bundle given");
+  if (sides.bad.empty()) throw UsageError("diff", "no BAD bundle given (GOOD... -- BAD...)");
+  const std::string format =
+      (tail.Has("format") ? tail : head).Choice("format", {"text", "json"}, "text");
+  const bool no_store = head.Has("no-store") || tail.Has("no-store");
+  const bool fail_on_headline = head.Has("fail-on-headline") || tail.Has("fail-on-headline");
+  const bool no_color = head.Has("no-color") || tail.Has("no-color");
+  // --reindex and the --max-* limits apply to both sides; they are read from
+  // the half that has them.
+  bool tail_has_session_flags = false;
+  for (const FlagSpec& f : kSessionFlags) tail_has_session_flags |= tail.Has(f.name);
+  const Args& session_args = tail_has_session_flags ? tail : head;
+
+  const std::optional<std::string> dir = Either(head, tail, "index-dir");
+  IndexedSession good =
+      OpenAndIndex(sides.good, session_args, IndexPlace{Either(head, tail, "good-index"), dir});
+  IndexedSession bad =
+      OpenAndIndex(sides.bad, session_args, IndexPlace{Either(head, tail, "bad-index"), dir});
+
+  casefile_diff_options opts = CASEFILE_DIFF_OPTIONS_INIT;
+  opts.no_store = no_store ? 1 : 0;
+  casefile_diff_report* raw = nullptr;
+  casefile_error* err = nullptr;
+  casefile_status status;
+  {
+    ProgressDisplay progress;
+    status = casefile_diff(&raw, good.session.get(), bad.session.get(), &opts,
+                           ProgressDisplay::Callback, &progress, &err);
+  }
+  Check(status, err);
+  DiffReportPtr report(raw);
+
+  casefile_format render_format = CASEFILE_FORMAT_JSON;
+  if (format == "text") {
+    render_format = UseColor(no_color) ? CASEFILE_FORMAT_TEXT_COLOR : CASEFILE_FORMAT_TEXT;
+  }
+  char* raw_text = nullptr;
+  err = nullptr;
+  Check(casefile_diff_report_render(&raw_text, report.get(), render_format, &err), err);
+  StringPtr text(raw_text);
+  size_t length = std::strlen(text.get());
+  if (std::fwrite(text.get(), 1, length, stdout) != length || std::fflush(stdout) != 0) {
+    throw CliError(kExitInput, "cannot write the diff to stdout");
+  }
+  if (good.partial || bad.partial || status == CASEFILE_PARTIAL) return kExitInput;
+  if (fail_on_headline && casefile_diff_report_headline_count(report.get()) > 0) {
+    return kExitFindings;
+  }
+  return kExitOk;
+}
+
+}  // namespace casefile_cli
