@@ -52,12 +52,16 @@ DiffReport BuildDiff(const DiffSide& good, const DiffSide& bad) {
   report.good_bundles = good.bundles;
   report.bad_bundles = bad.bundles;
 
+  TemplateOmitted omitted;
+  auto templates = [&omitted](const DiffSide& g, const DiffSide& b) {
+    return DiffTemplates(g, b, kMaxItemsPerSection, &omitted);
+  };
   struct SectionRun {
     const char* name;
     std::function<std::vector<DiffItem>(const DiffSide&, const DiffSide&)> fn;
   };
   const SectionRun sections[] = {{"findings", DiffFindings}, {"versions", DiffVersions},
-                                 {"configs", DiffConfigs},   {"templates", DiffTemplates},
+                                 {"configs", DiffConfigs},   {"templates", templates},
                                  {"metrics", DiffMetrics},   {"hlo", DiffHlo},
                                  {"traces", DiffTraces}};
   for (const SectionRun& s : sections) {
@@ -99,7 +103,11 @@ DiffReport BuildDiff(const DiffSide& good, const DiffSide& bad) {
   // Keep the top of each list; the totals stay countable.
   std::vector<DiffItem*> kept_good, kept_bad;
   for (auto* list : report.Lists()) {
-    report.totals.push_back(static_cast<int64_t>(list->size()));
+    int64_t total = static_cast<int64_t>(list->size());
+    if (list == &report.templates_new) total += omitted.fresh;
+    if (list == &report.templates_vanished) total += omitted.vanished;
+    if (list == &report.templates_changed) total += omitted.changed;
+    report.totals.push_back(total);
     if (list->size() > kMaxItemsPerSection) list->resize(kMaxItemsPerSection);
     for (DiffItem& item : *list) {
       kept_good.push_back(&item);

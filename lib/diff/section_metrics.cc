@@ -5,8 +5,10 @@
 // not a difference.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "diff/metric_series.h"
 #include "diff/metric_stats.h"
@@ -44,7 +46,7 @@ constexpr double kThroughputDrop = 0.10;
 const char* const kNonFiniteMetrics[] = {"loss", "eval_loss", "grad_norm"};
 const char* const kDivergenceMetrics[] = {"loss", "eval_loss"};
 // Throughput names a log form may give (none of today's forms does: see
-// docs/_diff_sections_b.md); compared when both sides have them.
+// docs/DIFF.md, metrics); compared when both sides have them.
 const char* const kThroughputMetrics[] = {
     "throughput",        "samples_per_second", "train_samples_per_second",
     "tokens_per_second", "tokens_per_sec",     "tflops"};
@@ -387,12 +389,32 @@ void Throughput(const DiffSide& good, const DiffSide& bad, std::vector<DiffItem>
   }
 }
 
+// Whether any chunk of the metric on this side holds a non-finite value
+// (metric_chunks.nonfinite_count, filled at ingest).
+bool AnyNonFinite(const DiffSide& side, const char* name) {
+  if (side.index == nullptr || !HasTable(*side.index, "metric_chunks")) return false;
+  bool any = false;
+  side.index->Query(std::string("SELECT 1 FROM metric_chunks WHERE name = '") + name +
+                        "' AND nonfinite_count > 0 LIMIT 1",
+                    [&](const QueryRow&) {
+                      any = true;
+                      return false;
+                    });
+  return any;
+}
+
 }  // namespace
 
 std::vector<DiffItem> DiffMetrics(const DiffSide& good, const DiffSide& bad) {
   std::vector<DiffItem> out;
   std::map<std::string, std::pair<MetricByStep, MetricByStep>> loaded;
   for (const char* name : kNonFiniteMetrics) {
+    // A metric compared only for non-finite values (not for divergence) is
+    // decoded only when bad has some: ingest counted them per chunk, and
+    // grad_norm holds as many points as the loss.
+    const bool curve = std::find(std::begin(kDivergenceMetrics), std::end(kDivergenceMetrics),
+                                 std::string_view(name)) != std::end(kDivergenceMetrics);
+    if (!curve && !AnyNonFinite(bad, name)) continue;
     loaded[name] = {LoadMetric(good, name), LoadMetric(bad, name)};
     NonFinite(good, bad, name, loaded[name].first, loaded[name].second, out);
   }

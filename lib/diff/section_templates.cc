@@ -117,76 +117,116 @@ void Describe(DiffItem& item, const TemplateRow& row) {
 
 }  // namespace
 
-std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad) {
+std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, size_t keep,
+                                    TemplateOmitted* omitted) {
   const SideTemplates g = Load(good);
   const SideTemplates b = Load(bad);
-  std::vector<DiffItem> items;
   const double good_lines = std::max<int64_t>(good.total_lines, 1);
   const double bad_lines = std::max<int64_t>(bad.total_lines, 1);
 
+  // First what differs and its score, cheaply; items (strings, fields) are
+  // built only for the `keep` best of each kind: a log of ever-new shapes
+  // has 10^5 templates, and the report shows 100.
+  struct Candidate {
+    double score;
+    const TemplateRow* row;
+    int64_t good_count = 0;
+    const TemplateRow* first_good = nullptr;
+    double factor = 0;
+    bool rising = false;
+  };
+  std::vector<Candidate> fresh, changed, vanished;
   for (const TemplateRow& row : b.templates) {
     const std::set<int64_t> twins = Twins(b, row, g);
     if (twins.empty()) {
-      DiffItem item;
-      item.section = "templates";
-      item.kind = "new";
-      Describe(item, row);
-      item.bad = std::to_string(row.count);
-      item.score = NewScore(row);
-      item.fields.push_back({"count", row.count});
-      item.summary = "New in bad" + (row.level.empty() ? "" : " (" + row.level + ")") + ", " +
-                     CountText(row.count) + ": " + row.example;
-      item.bad_lines.emplace_back(row.first_file_id, row.first_line_no);
-      items.push_back(std::move(item));
+      fresh.push_back({NewScore(row), &row});
       continue;
     }
     // Rates compared over all the good templates it matches.
-    int64_t good_count = 0;
-    const TemplateRow* first_good = nullptr;
+    Candidate c{0, &row};
     for (int64_t id : twins) {
       if (const TemplateRow* t = Find(g, id)) {
-        good_count += t->count;
-        if (first_good == nullptr) first_good = t;
+        c.good_count += t->count;
+        if (c.first_good == nullptr) c.first_good = t;
       }
     }
-    const double rate_good = good_count / good_lines;
+    const double rate_good = c.good_count / good_lines;
     const double rate_bad = row.count / bad_lines;
     if (rate_good <= 0 || rate_bad <= 0) continue;
-    const double factor = rate_bad / rate_good;
-    const bool rising = factor >= kFrequencyFactor && row.count >= kFrequencyMinCount;
-    const bool falling = factor <= 1 / kFrequencyFactor && good_count >= kFrequencyMinCount;
-    if (!rising && !falling) continue;
+    c.factor = rate_bad / rate_good;
+    c.rising = c.factor >= kFrequencyFactor && row.count >= kFrequencyMinCount;
+    const bool falling = c.factor <= 1 / kFrequencyFactor && c.good_count >= kFrequencyMinCount;
+    if (!c.rising && !falling) continue;
+    c.score = ChangedScore(row, c.rising);
+    changed.push_back(c);
+  }
+  for (const TemplateRow& row : g.templates) {
+    if (Twins(g, row, b).empty()) vanished.push_back({VanishedScore(row), &row});
+  }
+  // The order RankItems gives items of one kind: score, then key (pattern).
+  auto best = [keep](std::vector<Candidate>& list, int64_t* cut) {
+    auto order = [](const Candidate& x, const Candidate& y) {
+      if (x.score != y.score) return x.score > y.score;
+      return x.row->pattern < y.row->pattern;
+    };
+    if (list.size() > keep) {
+      std::partial_sort(list.begin(), list.begin() + static_cast<ptrdiff_t>(keep), list.end(),
+                        order);
+      if (cut != nullptr) *cut = static_cast<int64_t>(list.size() - keep);
+      list.resize(keep);
+    }
+  };
+  best(fresh, omitted ? &omitted->fresh : nullptr);
+  best(changed, omitted ? &omitted->changed : nullptr);
+  best(vanished, omitted ? &omitted->vanished : nullptr);
+
+  std::vector<DiffItem> items;
+  items.reserve(fresh.size() + changed.size() + vanished.size());
+  for (const Candidate& c : fresh) {
+    const TemplateRow& row = *c.row;
+    DiffItem item;
+    item.section = "templates";
+    item.kind = "new";
+    Describe(item, row);
+    item.bad = std::to_string(row.count);
+    item.score = c.score;
+    item.fields.push_back({"count", row.count});
+    item.summary = "New in bad" + (row.level.empty() ? "" : " (" + row.level + ")") + ", " +
+                   CountText(row.count) + ": " + row.example;
+    item.bad_lines.emplace_back(row.first_file_id, row.first_line_no);
+    items.push_back(std::move(item));
+  }
+  for (const Candidate& c : changed) {
+    const TemplateRow& row = *c.row;
     DiffItem item;
     item.section = "templates";
     item.kind = "changed";
     Describe(item, row);
-    item.good = std::to_string(good_count);
+    item.good = std::to_string(c.good_count);
     item.bad = std::to_string(row.count);
-    item.score = ChangedScore(row, rising);
-    item.fields.push_back({"good_count", good_count});
+    item.score = c.score;
+    item.fields.push_back({"good_count", c.good_count});
     item.fields.push_back({"bad_count", row.count});
-    item.fields.push_back({"rate_factor", std::round(factor * 100) / 100});
+    item.fields.push_back({"rate_factor", std::round(c.factor * 100) / 100});
     char factor_text[32];
-    std::snprintf(factor_text, sizeof factor_text, "%.1f", rising ? factor : 1 / factor);
-    item.summary = std::string(rising ? factor_text + std::string("x more frequent")
-                                      : factor_text + std::string("x less frequent")) +
-                   " in bad (" + std::to_string(good_count) + " -> " + std::to_string(row.count) +
+    std::snprintf(factor_text, sizeof factor_text, "%.1f", c.rising ? c.factor : 1 / c.factor);
+    item.summary = std::string(factor_text) + (c.rising ? "x more frequent" : "x less frequent") +
+                   " in bad (" + std::to_string(c.good_count) + " -> " + std::to_string(row.count) +
                    " lines): " + row.example;
-    if (first_good != nullptr) {
-      item.good_lines.emplace_back(first_good->first_file_id, first_good->first_line_no);
+    if (c.first_good != nullptr) {
+      item.good_lines.emplace_back(c.first_good->first_file_id, c.first_good->first_line_no);
     }
     item.bad_lines.emplace_back(row.first_file_id, row.first_line_no);
     items.push_back(std::move(item));
   }
-
-  for (const TemplateRow& row : g.templates) {
-    if (!Twins(g, row, b).empty()) continue;
+  for (const Candidate& c : vanished) {
+    const TemplateRow& row = *c.row;
     DiffItem item;
     item.section = "templates";
     item.kind = "vanished";
     Describe(item, row);
     item.good = std::to_string(row.count);
-    item.score = VanishedScore(row);
+    item.score = c.score;
     item.fields.push_back({"count", row.count});
     item.summary = "Only in good" + (row.level.empty() ? "" : " (" + row.level + ")") + ", " +
                    CountText(row.count) + ": " + row.example;

@@ -5,6 +5,8 @@
 // each section are documented in docs/DIFF.md.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "diff/diff_types.h"
@@ -23,9 +25,17 @@ std::vector<DiffItem> DiffVersions(const DiffSide& good, const DiffSide& bad);
 // XLA_*, TORCH_*..., command lines) added, removed, changed.
 std::vector<DiffItem> DiffConfigs(const DiffSide& good, const DiffSide& bad);
 
-// Log templates: kind new (only in bad), vanished (only in good), frequency
-// (rate per line changed by the documented factor).
-std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad);
+// Log templates: kind new (only in bad), vanished (only in good), changed
+// (rate per line moved by the documented factor). Only the `keep` most
+// suspicious of each kind are built (a log of ever-new shapes has 10^5
+// templates); `omitted`, when given, counts the others per kind.
+struct TemplateOmitted {
+  int64_t fresh = 0;  // kind new
+  int64_t vanished = 0;
+  int64_t changed = 0;
+};
+std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad,
+                                    size_t keep = SIZE_MAX, TemplateOmitted* omitted = nullptr);
 
 // Loss and step time at matching steps (first divergence step, median and
 // p90 step time), throughput.

@@ -48,25 +48,82 @@ bool LooksLikeFailure(std::string_view pattern) {
   return false;
 }
 
+namespace {
+
+bool EntryMatches(const std::vector<std::string_view>& query,
+                  const std::vector<std::string>& tokens) {
+  for (size_t i = 0; i < query.size(); ++i) {
+    if (query[i] != tokens[i] && query[i] != "<*>" && tokens[i] != "<*>") return false;
+  }
+  return true;
+}
+
+std::string Joined(const std::vector<std::string_view>& tokens) {
+  std::string out;
+  for (std::string_view t : tokens) {
+    if (!out.empty()) out += ' ';
+    out += t;
+  }
+  return out;
+}
+
+}  // namespace
+
 void TemplateIndex::Add(int64_t id, const std::string& level, const std::string& pattern) {
+  const std::vector<std::string_view> tokens = PatternTokens(pattern);
   Entry e{id, {}};
-  for (std::string_view t : PatternTokens(pattern)) e.tokens.emplace_back(t);
-  groups_[{level, e.tokens.size()}].push_back(std::move(e));
+  bool starred = false;
+  for (std::string_view t : tokens) {
+    e.tokens.emplace_back(t);
+    starred = starred || t == "<*>";
+  }
+  Group& g = groups_[{level, tokens.size(), tokens.empty() ? std::string() : e.tokens[0]}];
+  if (starred) {
+    g.starred.push_back(std::move(e));
+  } else {
+    g.plain_by_text[Joined(tokens)].push_back(g.plain.size());
+    g.plain.push_back(std::move(e));
+  }
 }
 
 std::vector<int64_t> TemplateIndex::Matches(const std::string& level,
                                             std::string_view pattern) const {
   std::vector<int64_t> ids;
   const std::vector<std::string_view> tokens = PatternTokens(pattern);
-  auto it = groups_.find({level, tokens.size()});
-  if (it == groups_.end()) return ids;
-  for (const Entry& e : it->second) {
-    bool equal = true;
-    for (size_t i = 0; i < tokens.size() && equal; ++i) {
-      equal = tokens[i] == e.tokens[i] || tokens[i] == "<*>" || e.tokens[i] == "<*>";
+  const bool starred = std::find(tokens.begin(), tokens.end(), "<*>") != tokens.end();
+  auto search = [&](const Group& g) {
+    if (starred) {
+      for (const Entry& e : g.plain) {
+        if (EntryMatches(tokens, e.tokens)) ids.push_back(e.id);
+      }
+    } else {
+      auto hit = g.plain_by_text.find(Joined(tokens));
+      if (hit != g.plain_by_text.end()) {
+        for (size_t i : hit->second) ids.push_back(g.plain[i].id);
+      }
     }
-    if (equal) ids.push_back(e.id);
+    for (const Entry& e : g.starred) {
+      if (EntryMatches(tokens, e.tokens)) ids.push_back(e.id);
+    }
+  };
+  const std::string first = tokens.empty() ? std::string() : std::string(tokens[0]);
+  if (first == "<*>") {
+    // Signatures whose first token is a mask merge under <*>: every first
+    // token of this level and length is a candidate (rare, so a range scan).
+    auto it = groups_.lower_bound(std::make_tuple(level, tokens.size(), std::string()));
+    for (; it != groups_.end() && std::get<0>(it->first) == level &&
+           std::get<1>(it->first) == tokens.size();
+         ++it) {
+      search(it->second);
+    }
+  } else {
+    auto it = groups_.find(std::make_tuple(level, tokens.size(), first));
+    if (it != groups_.end()) search(it->second);
+    auto star = groups_.find(std::make_tuple(level, tokens.size(), std::string("<*>")));
+    if (star != groups_.end()) search(star->second);
   }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,11 +23,17 @@ bool WildcardEqual(const std::vector<std::string_view>& a, const std::vector<std
 // timeout, nan...): for lines that carry no level of their own.
 bool LooksLikeFailure(std::string_view pattern);
 
-// Templates of one side grouped by (level, token count), for wildcard lookups.
+// Templates of one side, for wildcard lookups. Grouped by (level, token
+// count, first token): the template merge never puts <*> in the first
+// position (it groups by the first token), so candidates share it. Within a
+// group, patterns holding no <*> are also kept by their text, so a query
+// without <*> costs one hash lookup plus the group's <*> patterns, not a scan
+// of every template (a word-salad log has tens of thousands).
 class TemplateIndex {
  public:
   void Add(int64_t id, const std::string& level, const std::string& pattern);
-  // Ids of the templates of the same level whose pattern wildcard-matches.
+  // Ids of the templates of the same level whose pattern wildcard-matches,
+  // in the order they were added.
   std::vector<int64_t> Matches(const std::string& level, std::string_view pattern) const;
 
  private:
@@ -34,7 +41,12 @@ class TemplateIndex {
     int64_t id;
     std::vector<std::string> tokens;
   };
-  std::map<std::pair<std::string, size_t>, std::vector<Entry>> groups_;
+  struct Group {
+    std::vector<Entry> starred;                                             // patterns holding <*>
+    std::vector<Entry> plain;                                               // the others
+    std::map<std::string, std::vector<size_t>, std::less<>> plain_by_text;  // -> plain indices
+  };
+  std::map<std::tuple<std::string, size_t, std::string>, Group, std::less<>> groups_;
 };
 
 }  // namespace casefile::diff

@@ -54,5 +54,22 @@ TEST(TemplateIndex, MatchesByLevelAndWildcard) {
   EXPECT_EQ(many[0], 250);
 }
 
+TEST(TemplateIndex, StarsOnEitherSideAndInTheFirstPosition) {
+  TemplateIndex idx;
+  idx.Add(1, "info", "Loading shard a.bin of <NUM>");
+  idx.Add(2, "info", "Loading <*> b.bin of <NUM>");
+  idx.Add(3, "info", "<*> started in <NUM> s");
+  idx.Add(4, "info", "<NUM> started in <NUM> s");
+  // A plain query finds its exact twin and the starred patterns.
+  EXPECT_EQ(idx.Matches("info", "Loading shard a.bin of <NUM>"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(idx.Matches("info", "Loading weights b.bin of <NUM>"), (std::vector<int64_t>{2}));
+  // A starred query scans the plain ones of its group too.
+  EXPECT_EQ(idx.Matches("info", "Loading shard <*> of <NUM>"), (std::vector<int64_t>{1, 2}));
+  // A merged first position matches any first token, and the reverse.
+  EXPECT_EQ(idx.Matches("info", "<HEX> started in <NUM> s"), (std::vector<int64_t>{3}));
+  EXPECT_EQ(idx.Matches("info", "<*> started in <NUM> s"), (std::vector<int64_t>{3, 4}));
+  EXPECT_TRUE(idx.Matches("info", "Loading shard a.bin of <HEX>").empty());
+}
+
 }  // namespace
 }  // namespace casefile::diff
