@@ -21,7 +21,8 @@ const casefile_diff_report* LiveDiff(const casefile_diff_report* report) noexcep
 
 bool AnyPartial(const std::vector<casefile::BundleRow>& bundles) {
   for (const casefile::BundleRow& b : bundles) {
-    if (b.status == "partial") return true;
+    // "partial" or "unreadable": either way a side lacks some input.
+    if (b.status != "complete") return true;
   }
   return false;
 }
@@ -64,7 +65,13 @@ casefile_status casefile_diff(casefile_diff_report** out, casefile_session* good
     };
     const bool store = opts == nullptr || opts->no_store == 0;
     auto handle = std::make_unique<casefile_diff_report>();
+    const bool good_indexed = good->session->indexed();
+    const bool bad_indexed = bad->session->indexed();
     handle->report = casefile::DiffSessions(*good->session, *bad->session, store, fn);
+    // casefile_session_index_reused tells the truth about an index this
+    // call built or reused.
+    if (!good_indexed) good->reused = good->session->reused();
+    if (!bad_indexed) bad->reused = bad->session->reused();
     for (const auto& item : handle->report.headline) handle->headline.push_back(item.summary);
     const bool partial =
         AnyPartial(handle->report.good_bundles) || AnyPartial(handle->report.bad_bundles);

@@ -1,8 +1,10 @@
 // The text form of a diff: the headline, then each section's top items with
 // their evidence. Long lists are cut (the JSON has up to
 // kMaxItemsPerSection per list and every list's total).
+#include <algorithm>
 #include <string>
 
+#include "common/json_writer.h"
 #include "common/version.h"
 #include "diff/diff.h"
 
@@ -22,18 +24,29 @@ struct Style {
   }
 };
 
-// One line of at most `max` bytes: control characters (an ESC of the log
-// itself, a tab, a newline) become spaces, so a log line cannot drive the
-// terminal or break the layout.
+// One line of at most `max` bytes: invalid UTF-8 becomes U+FFFD first (as
+// in the JSON, and as findings read back from an index hold it, so a text
+// report is the same bytes whichever way its findings came), control
+// characters (C0, DEL and the C1 range: an ESC or CSI of the log itself, a
+// tab, a newline) become spaces so a log line cannot drive the terminal,
+// and the cut falls between characters.
 std::string OneLine(const std::string& text, size_t max = 300) {
+  const std::string clean = SanitizeUtf8(text);
   std::string out;
-  out.reserve(std::min(text.size(), max));
-  for (char c : text) {
-    if (out.size() >= max) {
+  out.reserve(std::min(clean.size(), max + 3));
+  for (size_t i = 0; i < clean.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(clean[i]);
+    if (out.size() >= max && (c & 0xC0) != 0x80) {
       out += "...";
       break;
     }
-    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+    if (c == 0xC2 && i + 1 < clean.size() && static_cast<unsigned char>(clean[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(clean[i + 1]) <= 0x9F) {
+      out += ' ';  // a C1 control character, two bytes
+      ++i;
+      continue;
+    }
+    out += (c < 0x20 || c == 0x7f) ? ' ' : static_cast<char>(c);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "engine/diff_run.h"
 
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -36,6 +37,16 @@ std::vector<Finding> SideFindings(const char* name, Session& session, bool store
   return std::move(report.findings);
 }
 
+// Whether two paths name one file (resolving relative parts and links;
+// neither needs to exist yet).
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec1, ec2;
+  const auto ca = std::filesystem::weakly_canonical(a, ec1);
+  const auto cb = std::filesystem::weakly_canonical(b, ec2);
+  if (ec1 || ec2) return a == b;
+  return ca == cb;
+}
+
 bool IsAbort(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
@@ -69,7 +80,14 @@ diff::DiffReport DiffSessions(Session& good, Session& bad, bool store_findings,
   std::vector<Finding> good_findings, bad_findings;
   // Two sessions of the same index (`diff X -- X` without index paths) must
   // not build it twice at once.
-  const bool parallel = good.index_path() != bad.index_path();
+  const bool same_index = SameFile(good.index_path(), bad.index_path());
+  if (same_index && good.inputs() != bad.inputs()) {
+    // One file cannot hold two indexes: the second side would rebuild it
+    // over the first, which then reads the other run.
+    throw Error(ErrorCode::kArgument, "the good and the bad side have the same index file " +
+                                          good.index_path() + "; give each side its own");
+  }
+  const bool parallel = !same_index;
   std::exception_ptr good_error;
   std::thread good_thread;
   auto run_good = [&] {

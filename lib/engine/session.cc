@@ -1,5 +1,6 @@
 #include "engine/session.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -116,6 +117,7 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
   IndexOutcome outcome;
   const std::string identity = InputsIdentity(inputs_, options_.limits);
   reader_.reset();
+  reused_ = false;
   std::error_code ec;
   if (fs::exists(index_path_, ec)) {
     std::unique_ptr<IndexReader> existing;
@@ -137,6 +139,7 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
       }
       if (!options_.reindex && existing->Meta("inputs_identity") == identity) {
         outcome.reused = true;
+        reused_ = true;
         for (const auto& b : existing->Bundles()) {
           if (b.status != "complete") {
             outcome.partial = true;
@@ -188,9 +191,12 @@ Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool sto
       // analysis it is not): clear, replace the findings, then say whose.
       UpdateIndexMeta(index_path_, kFindingsProvenanceKey, std::nullopt);
       StoreFindings(index_path_, stored);
-      if (analyzer_names.empty()) {
-        UpdateIndexMeta(index_path_, kFindingsProvenanceKey, FullAnalysisProvenance());
-      }
+      // Only a whole analysis in which no analyzer failed may stand for what
+      // a new run would find (a failed one's findings are missing).
+      const bool whole = analyzer_names.empty() &&
+                         std::none_of(report.analyzers.begin(), report.analyzers.end(),
+                                      [](const AnalyzerStatus& a) { return a.status == "failed"; });
+      if (whole) UpdateIndexMeta(index_path_, kFindingsProvenanceKey, FullAnalysisProvenance());
     } catch (const Error& e) {
       // The report matters more than its copy in the index.
       report.warnings.push_back("findings not stored in " + index_path_ + ": " + e.what());

@@ -48,6 +48,8 @@ class Session {
   // returned false; a later corruption gives partial = true instead.
   IndexOutcome Index(const ProgressFn& progress);
   bool indexed() const { return reader_ != nullptr; }
+  // Whether the last Index() reused an existing index.
+  bool reused() const { return reused_; }
   // The open index; Error(kMisuse) before Index().
   const IndexReader& reader() const;
 
@@ -61,6 +63,7 @@ class Session {
   SessionOptions options_;
   std::string index_path_;
   std::unique_ptr<IndexReader> reader_;
+  bool reused_ = false;
 };
 
 }  // namespace casefile

@@ -61,8 +61,10 @@ std::optional<Finding> ParseFindingJson(std::string_view json) {
   if (o["culprits"].get(culprits) || o["evidence"].get(evidence)) return std::nullopt;
   for (simdjson::dom::element c : culprits) {
     Culprit cu;
-    cu.host = OptString(c["host"].value_unsafe());
-    cu.task = OptString(c["task"].value_unsafe());
+    simdjson::dom::element host, task;
+    if (c["host"].get(host) || c["task"].get(task)) return std::nullopt;
+    cu.host = OptString(host);
+    cu.task = OptString(task);
     int64_t rank;
     if (!c["rank"].get(rank)) cu.rank = rank;
     f.culprits.push_back(std::move(cu));

@@ -184,7 +184,7 @@ struct IndexWriter::Impl {
       for (;;) {
         std::optional<WorkItem> item = prep_queue.Pop();
         if (!item) return;
-        if (item->barrier != nullptr) {
+        if (item->barrier) {
           item->barrier->set_value();
           continue;
         }
@@ -453,10 +453,10 @@ void IndexWriter::DrainPreparer() {
   if (!w.preparer) return;
   w.FlushBlock();
   w.FlushOps();
-  std::promise<void> done;
-  std::future<void> reached = done.get_future();
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> reached = done->get_future();
   WorkItem barrier;
-  barrier.barrier = &done;
+  barrier.barrier = done;
   w.Forward(std::move(barrier));
   // The preparing thread acknowledges the barrier, or fails and closes its
   // queue; then the promise is never set and the error is rethrown.

@@ -55,7 +55,8 @@ struct WorkItem {
   std::unique_ptr<StoredBlock> stored;
   bool finish = false;
   // Set on an item the preparing thread only acknowledges (DrainPreparer).
-  std::promise<void>* barrier = nullptr;
+  // Shared: the caller may give up waiting (an error) before it is set.
+  std::shared_ptr<std::promise<void>> barrier;
 };
 
 }  // namespace casefile

@@ -777,6 +777,19 @@ TEST_F(CliTest, DiffPutsTheNewHangInTheHeadline) {
   EXPECT_EQ(text.code, 1) << text.err;
   EXPECT_TRUE(Contains(text.out, "Headline\n  1. New in bad: hang.bad_chip")) << text.out;
   EXPECT_EQ(text.out.find('\x1b'), std::string::npos);
+  // Flags on both sides of "--" are all read: the limit before it, --reindex
+  // after it (the limit cuts both sides: exit 3, the diff still printed).
+  CliRun cut = Cli({"diff", good, "--max-entries", "1", "--", bundle_, "--reindex", "--index-dir",
+                    indexes, "--format", "json"});
+  EXPECT_EQ(cut.code, 3) << cut.err;
+  EXPECT_TRUE(Contains(cut.err, "was read only in part")) << cut.err;
+  Json partial;
+  EXPECT_TRUE(JsonReader(cut.out).Parse(partial)) << cut.out;
+  // Two runs cannot share one index file.
+  CliRun shared = Cli({"diff", good, "--good-index", dir_.Join("x.db"), "--", bundle_,
+                       "--bad-index", dir_.Join("x.db"), "--reindex"});
+  EXPECT_EQ(shared.code, 2) << shared.err;
+  EXPECT_TRUE(Contains(shared.err, "same index file")) << shared.err;
   // A run against itself has nothing to say.
   CliRun same = Cli({"diff", good, "--", good, "--good-index", dir_.Join("g.db"), "--bad-index",
                      dir_.Join("b.db"), "--fail-on-headline"});

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include "common/json_writer.h"
 #include "diff/diff.h"
 #include "diff_test_side.h"
 
@@ -158,6 +159,32 @@ TEST_F(DiffReportTest, TextShowsHeadlineAndCutsLists) {
   EXPECT_NE(text.find("... and 141 more"), std::string::npos);
   EXPECT_NE(text.find("bad  bad.tar.zst:logs/host-1/train.log:3"), std::string::npos);
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
+}
+
+TEST(DiffReportText, LogBytesCannotDriveTheTerminalOrBreakUtf8) {
+  test::TempDir tmp;
+  DiffSideBuilder g(tmp, "g");
+  g.File("a.log");
+  g.Line("hello", 0);
+  auto gi = g.Finish();
+  DiffSideBuilder b(tmp, "b");
+  int64_t f = b.File("a.log");
+  // Invalid UTF-8, an ANSI escape, a C1 control (U+009B, CSI) and a long
+  // tail of 3-byte characters, so the cut would fall inside one.
+  std::string text = "bad \xff\xfe bytes \x1b[31mred\x1b[0m \xc2\x9b2J ";
+  for (int i = 0; i < 200; ++i) text += "\xe2\x82\xac";  // U+20AC
+  b.Line(text, 1, Level::kError);
+  TemplateRow t = Tmpl(1, "error", "bad pattern", 1, f, 1);
+  b.Template(t);
+  b.Signature(Sig(1, t));
+  auto bi = b.Finish();
+  const std::string out = diff::RenderDiffText(
+      diff::BuildDiff(diff::LoadSide("good", *gi, {}, {}), diff::LoadSide("bad", *bi, {}, {})),
+      false);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos);
+  EXPECT_NE(out.find("bad \xef\xbf\xbd\xef\xbf\xbd bytes"), std::string::npos) << out;
+  EXPECT_EQ(SanitizeUtf8(out), out);  // valid UTF-8 throughout: no character cut
 }
 
 TEST(DiffReportEmpty, IdenticalSidesHaveNoHeadline) {

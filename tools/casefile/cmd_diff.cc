@@ -101,12 +101,6 @@ Sides SplitSides(const CommandArgs& argv) {
   return s;
 }
 
-// A flag's value from either half; the half after "--" wins.
-std::optional<std::string> Either(const Args& head, const Args& tail, const char* flag) {
-  std::optional<std::string> v = tail.Value(flag);
-  return v ? v : head.Value(flag);
-}
-
 }  // namespace
 
 int RunDiff(const CommandArgs& argv) {
@@ -130,39 +124,40 @@ int RunDiff(const CommandArgs& argv) {
   for (const std::string& p : tail.positional()) sides.bad.push_back(p);
   if (sides.good.empty()) throw UsageError("diff", "no GOOD bundle given");
   if (sides.bad.empty()) throw UsageError("diff", "no BAD bundle given (GOOD... -- BAD...)");
-  const std::string format =
-      (tail.Has("format") ? tail : head).Choice("format", {"text", "json"}, "text");
-  const bool no_store = head.Has("no-store") || tail.Has("no-store");
-  const bool fail_on_headline = head.Has("fail-on-headline") || tail.Has("fail-on-headline");
-  const bool no_color = head.Has("no-color") || tail.Has("no-color");
-  // --reindex and the --max-* limits apply to both sides; they are read from
-  // the half that has them.
-  bool tail_has_session_flags = false;
-  for (const FlagSpec& f : kSessionFlags) tail_has_session_flags |= tail.Has(f.name);
-  const Args& session_args = tail_has_session_flags ? tail : head;
+  // Flags may stand on either side of "--": read them from both halves
+  // together, each flag from the last place it was given.
+  std::vector<std::string> all = sides.head;
+  all.insert(all.end(), sides.tail.begin(), sides.tail.end());
+  const Args flags("diff", all, specs);
+  const std::string format = flags.Choice("format", {"text", "json"}, "text");
 
-  const std::optional<std::string> dir = Either(head, tail, "index-dir");
-  IndexedSession good =
-      OpenAndIndex(sides.good, session_args, IndexPlace{Either(head, tail, "good-index"), dir});
-  IndexedSession bad =
-      OpenAndIndex(sides.bad, session_args, IndexPlace{Either(head, tail, "bad-index"), dir});
+  // Both sessions are opened here and indexed by casefile_diff, which
+  // builds the two indexes on two threads.
+  const std::optional<std::string> dir = flags.Value("index-dir");
+  SessionPtr good = OpenSession(sides.good, flags, IndexPlace{flags.Value("good-index"), dir});
+  SessionPtr bad = OpenSession(sides.bad, flags, IndexPlace{flags.Value("bad-index"), dir});
 
   casefile_diff_options opts = CASEFILE_DIFF_OPTIONS_INIT;
-  opts.no_store = no_store ? 1 : 0;
+  opts.no_store = flags.Has("no-store") ? 1 : 0;
   casefile_diff_report* raw = nullptr;
   casefile_error* err = nullptr;
   casefile_status status;
   {
     ProgressDisplay progress;
-    status = casefile_diff(&raw, good.session.get(), bad.session.get(), &opts,
-                           ProgressDisplay::Callback, &progress, &err);
+    status = casefile_diff(&raw, good.get(), bad.get(), &opts, ProgressDisplay::Callback, &progress,
+                           &err);
   }
   Check(status, err);
   DiffReportPtr report(raw);
+  if (status == CASEFILE_PARTIAL) {
+    WarnPartial(good.get());
+    WarnPartial(bad.get());
+  }
 
   casefile_format render_format = CASEFILE_FORMAT_JSON;
   if (format == "text") {
-    render_format = UseColor(no_color) ? CASEFILE_FORMAT_TEXT_COLOR : CASEFILE_FORMAT_TEXT;
+    render_format =
+        UseColor(flags.Has("no-color")) ? CASEFILE_FORMAT_TEXT_COLOR : CASEFILE_FORMAT_TEXT;
   }
   char* raw_text = nullptr;
   err = nullptr;
@@ -172,8 +167,8 @@ int RunDiff(const CommandArgs& argv) {
   if (std::fwrite(text.get(), 1, length, stdout) != length || std::fflush(stdout) != 0) {
     throw CliError(kExitInput, "cannot write the diff to stdout");
   }
-  if (good.partial || bad.partial || status == CASEFILE_PARTIAL) return kExitInput;
-  if (fail_on_headline && casefile_diff_report_headline_count(report.get()) > 0) {
+  if (status == CASEFILE_PARTIAL) return kExitInput;
+  if (flags.Has("fail-on-headline") && casefile_diff_report_headline_count(report.get()) > 0) {
     return kExitFindings;
   }
   return kExitOk;

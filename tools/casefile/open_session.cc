@@ -34,6 +34,12 @@ int OnRow(size_t count, const char* const* names, const char* const* values, voi
   }
 }
 
+}  // namespace
+
+IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args) {
+  return OpenAndIndex(inputs, args, IndexPlace{args.Value("index"), std::nullopt});
+}
+
 void WarnPartial(casefile_session* session) {
   Query(session, "SELECT name, error, status FROM bundles WHERE status <> 'complete' ORDER BY id",
         [](size_t count, const char* const*, const char* const* values) {
@@ -48,14 +54,8 @@ void WarnPartial(casefile_session* session) {
         });
 }
 
-}  // namespace
-
-IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args) {
-  return OpenAndIndex(inputs, args, IndexPlace{args.Value("index"), std::nullopt});
-}
-
-IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args,
-                            const IndexPlace& place) {
+SessionPtr OpenSession(const std::vector<std::string>& inputs, const Args& args,
+                       const IndexPlace& place) {
   std::vector<const char*> paths;
   for (const auto& in : inputs) paths.push_back(in.c_str());
   casefile_open_options opts = CASEFILE_OPEN_OPTIONS_INIT;
@@ -68,11 +68,17 @@ IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& 
   opts.max_entries = args.Size("max-entries", 0, UINT64_MAX);
   opts.max_line_bytes = static_cast<uint32_t>(args.Size("max-line-bytes", 0, UINT32_MAX));
 
-  IndexedSession out;
   casefile_session* raw = nullptr;
   casefile_error* err = nullptr;
   Check(casefile_session_open(&raw, paths.data(), paths.size(), &opts, &err), err);
-  out.session.reset(raw);
+  return SessionPtr(raw);
+}
+
+IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args,
+                            const IndexPlace& place) {
+  IndexedSession out;
+  out.session = OpenSession(inputs, args, place);
+  casefile_error* err = nullptr;
 
   casefile_status status;
   {

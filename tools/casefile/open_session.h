@@ -53,6 +53,12 @@ struct IndexPlace {
 // As above, with the index placed by `place` instead of --index.
 IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& args,
                             const IndexPlace& place);
+// Opens without indexing (casefile_diff indexes the two sides itself, on two
+// threads). Throws CliError on failure.
+SessionPtr OpenSession(const std::vector<std::string>& inputs, const Args& args,
+                       const IndexPlace& place);
+// Prints a warning on stderr for each input of the session read only in part.
+void WarnPartial(casefile_session* session);
 
 // Called per row with the column names and values (NULL for SQL NULL).
 // Returning false stops the query quietly.
