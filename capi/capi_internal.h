@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -126,6 +127,15 @@ int EnumBits(const Enum& value) noexcept {
   int bits;
   std::memcpy(&bits, &value, sizeof bits);
   return bits;
+}
+
+// A copy of `text` the caller owns and frees with casefile_string_free:
+// malloc, not new, since that calls free(). Throws std::bad_alloc.
+inline char* OwnedCopy(const std::string& text) {
+  char* buffer = static_cast<char*>(std::malloc(text.size() + 1));
+  if (buffer == nullptr) throw std::bad_alloc();
+  std::memcpy(buffer, text.c_str(), text.size() + 1);
+  return buffer;
 }
 
 // Accessor helpers: a valid handle of the right type, else nullptr.

@@ -95,11 +95,7 @@ casefile_status casefile_report_render(char** out, const casefile_report* report
       throw casefile::Error(casefile::ErrorCode::kArgument,
                             "unknown format " + std::to_string(bits));
     }
-    // malloc, not new: the caller frees with casefile_string_free (free()).
-    char* buffer = static_cast<char*>(std::malloc(text.size() + 1));
-    if (buffer == nullptr) throw std::bad_alloc();
-    std::memcpy(buffer, text.c_str(), text.size() + 1);
-    *out = buffer;
+    *out = casefile::capi::OwnedCopy(text);
     return CASEFILE_OK;
   });
 }
