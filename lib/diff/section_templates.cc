@@ -8,12 +8,10 @@
 // changed.
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "diff/sections.h"
@@ -29,50 +27,56 @@ constexpr double kFrequencyFactor = 4.0;
 constexpr int64_t kFrequencyMinCount = 20;
 
 struct SideTemplates {
-  std::vector<TemplateRow> templates;
+  std::vector<TemplateRow> templates;  // ordered by id
   std::vector<TemplateSignatureRow> signatures;
-  // template id -> indices into signatures
-  std::unordered_map<int64_t, std::vector<size_t>> members;
-  // level + '\x1f' + signature pattern -> template id
-  std::unordered_map<std::string, int64_t> by_signature;
-  TemplateIndex by_pattern;
+  // template id -> indices into signatures (ids are 1, 2, 3...)
+  std::vector<std::vector<uint32_t>> members;
+  // hash of (level, signature pattern) -> indices into signatures; a hit is
+  // checked against the text, so a collision costs a comparison, not a match
+  std::unordered_multimap<uint64_t, uint32_t> by_signature;
+  TemplateIndex by_pattern;  // views into `templates`, which no longer moves
 };
 
-std::string LevelKey(const std::string& level, const std::string& pattern) {
-  std::string key = level;
-  key += '\x1f';
-  key += pattern;
-  return key;
+uint64_t LevelPatternHash(std::string_view level, std::string_view pattern) {
+  const std::hash<std::string_view> h;
+  return h(level) * 0x9E3779B97F4A7C15ull ^ h(pattern);
 }
 
-SideTemplates Load(const DiffSide& side) {
-  SideTemplates t;
+// SideTemplates holds views into itself: built in place, never moved.
+void Load(const DiffSide& side, SideTemplates& t) {
   t.templates = side.index->Templates();
   t.signatures = side.index->TemplateSignatures();
+  const int64_t max_id = t.templates.empty() ? 0 : t.templates.back().id;
+  t.members.resize(static_cast<size_t>(max_id) + 1);
+  t.by_signature.reserve(t.signatures.size());
   for (size_t i = 0; i < t.signatures.size(); ++i) {
     const TemplateSignatureRow& s = t.signatures[i];
-    t.members[s.template_id].push_back(i);
-    t.by_signature.emplace(LevelKey(s.level, s.pattern), s.template_id);
+    if (s.template_id >= 0 && s.template_id <= max_id) {
+      t.members[static_cast<size_t>(s.template_id)].push_back(static_cast<uint32_t>(i));
+    }
+    t.by_signature.emplace(LevelPatternHash(s.level, s.pattern), static_cast<uint32_t>(i));
   }
   for (const TemplateRow& row : t.templates) t.by_pattern.Add(row.id, row.level, row.pattern);
-  return t;
 }
 
-// The templates of `other` that `row` (a template of `self`) matches.
-std::set<int64_t> Twins(const SideTemplates& self, const TemplateRow& row,
-                        const SideTemplates& other) {
-  std::set<int64_t> twins;
-  auto it = self.members.find(row.id);
-  if (it != self.members.end()) {
-    for (size_t i : it->second) {
+// The templates of `other` that `row` (a template of `self`) matches,
+// ascending.
+std::vector<int64_t> Twins(const SideTemplates& self, const TemplateRow& row,
+                           const SideTemplates& other) {
+  std::vector<int64_t> twins;
+  if (row.id >= 0 && static_cast<size_t>(row.id) < self.members.size()) {
+    for (uint32_t i : self.members[static_cast<size_t>(row.id)]) {
       const TemplateSignatureRow& s = self.signatures[i];
-      auto hit = other.by_signature.find(LevelKey(s.level, s.pattern));
-      if (hit != other.by_signature.end()) twins.insert(hit->second);
+      auto [from, to] = other.by_signature.equal_range(LevelPatternHash(s.level, s.pattern));
+      for (auto it = from; it != to; ++it) {
+        const TemplateSignatureRow& o = other.signatures[it->second];
+        if (o.level == s.level && o.pattern == s.pattern) twins.push_back(o.template_id);
+      }
     }
   }
-  if (twins.empty()) {
-    for (int64_t id : other.by_pattern.Matches(row.level, row.pattern)) twins.insert(id);
-  }
+  if (twins.empty()) return other.by_pattern.Matches(row.level, row.pattern);
+  std::sort(twins.begin(), twins.end());
+  twins.erase(std::unique(twins.begin(), twins.end()), twins.end());
   return twins;
 }
 
@@ -119,8 +123,9 @@ void Describe(DiffItem& item, const TemplateRow& row) {
 
 std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, size_t keep,
                                     TemplateOmitted* omitted) {
-  const SideTemplates g = Load(good);
-  const SideTemplates b = Load(bad);
+  SideTemplates g, b;
+  Load(good, g);
+  Load(bad, b);
   const double good_lines = std::max<int64_t>(good.total_lines, 1);
   const double bad_lines = std::max<int64_t>(bad.total_lines, 1);
 
@@ -137,7 +142,7 @@ std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, s
   };
   std::vector<Candidate> fresh, changed, vanished;
   for (const TemplateRow& row : b.templates) {
-    const std::set<int64_t> twins = Twins(b, row, g);
+    const std::vector<int64_t> twins = Twins(b, row, g);
     if (twins.empty()) {
       fresh.push_back({NewScore(row), &row});
       continue;

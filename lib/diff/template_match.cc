@@ -51,76 +51,69 @@ bool LooksLikeFailure(std::string_view pattern) {
 namespace {
 
 bool EntryMatches(const std::vector<std::string_view>& query,
-                  const std::vector<std::string>& tokens) {
+                  const std::vector<std::string_view>& tokens) {
   for (size_t i = 0; i < query.size(); ++i) {
     if (query[i] != tokens[i] && query[i] != "<*>" && tokens[i] != "<*>") return false;
   }
   return true;
 }
 
-std::string Joined(const std::vector<std::string_view>& tokens) {
-  std::string out;
-  for (std::string_view t : tokens) {
-    if (!out.empty()) out += ' ';
-    out += t;
-  }
-  return out;
+std::string LevelCount(std::string_view level, size_t count) {
+  return std::string(level) + '\x1f' + std::to_string(count);
 }
 
 }  // namespace
 
-void TemplateIndex::Add(int64_t id, const std::string& level, const std::string& pattern) {
-  const std::vector<std::string_view> tokens = PatternTokens(pattern);
-  Entry e{id, {}};
-  bool starred = false;
-  for (std::string_view t : tokens) {
-    e.tokens.emplace_back(t);
-    starred = starred || t == "<*>";
-  }
-  Group& g = groups_[{level, tokens.size(), tokens.empty() ? std::string() : e.tokens[0]}];
+void TemplateIndex::Add(int64_t id, std::string_view level, std::string_view pattern) {
+  Entry e{id, PatternTokens(pattern)};
+  const bool starred = std::find(e.tokens.begin(), e.tokens.end(), "<*>") != e.tokens.end();
+  const std::string_view first = e.tokens.empty() ? std::string_view() : e.tokens[0];
+  auto [it, fresh] = groups_.try_emplace(Key{level, e.tokens.size(), first});
+  if (fresh) firsts_.emplace(LevelCount(level, e.tokens.size()), first);
+  Group& g = it->second;
   if (starred) {
     g.starred.push_back(std::move(e));
   } else {
-    g.plain_by_text[Joined(tokens)].push_back(g.plain.size());
+    g.plain_by_text.emplace(pattern, g.plain.size());
     g.plain.push_back(std::move(e));
   }
 }
 
-std::vector<int64_t> TemplateIndex::Matches(const std::string& level,
+void TemplateIndex::Search(const Group& g, const std::vector<std::string_view>& tokens,
+                           std::string_view pattern, bool starred,
+                           std::vector<int64_t>& ids) const {
+  if (starred) {
+    for (const Entry& e : g.plain) {
+      if (EntryMatches(tokens, e.tokens)) ids.push_back(e.id);
+    }
+  } else {
+    auto [from, to] = g.plain_by_text.equal_range(pattern);
+    for (auto it = from; it != to; ++it) ids.push_back(g.plain[it->second].id);
+  }
+  for (const Entry& e : g.starred) {
+    if (EntryMatches(tokens, e.tokens)) ids.push_back(e.id);
+  }
+}
+
+std::vector<int64_t> TemplateIndex::Matches(std::string_view level,
                                             std::string_view pattern) const {
   std::vector<int64_t> ids;
   const std::vector<std::string_view> tokens = PatternTokens(pattern);
   const bool starred = std::find(tokens.begin(), tokens.end(), "<*>") != tokens.end();
-  auto search = [&](const Group& g) {
-    if (starred) {
-      for (const Entry& e : g.plain) {
-        if (EntryMatches(tokens, e.tokens)) ids.push_back(e.id);
-      }
-    } else {
-      auto hit = g.plain_by_text.find(Joined(tokens));
-      if (hit != g.plain_by_text.end()) {
-        for (size_t i : hit->second) ids.push_back(g.plain[i].id);
-      }
-    }
-    for (const Entry& e : g.starred) {
-      if (EntryMatches(tokens, e.tokens)) ids.push_back(e.id);
-    }
-  };
-  const std::string first = tokens.empty() ? std::string() : std::string(tokens[0]);
+  const std::string_view first = tokens.empty() ? std::string_view() : tokens[0];
   if (first == "<*>") {
     // Signatures whose first token is a mask merge under <*>: every first
-    // token of this level and length is a candidate (rare, so a range scan).
-    auto it = groups_.lower_bound(std::make_tuple(level, tokens.size(), std::string()));
-    for (; it != groups_.end() && std::get<0>(it->first) == level &&
-           std::get<1>(it->first) == tokens.size();
-         ++it) {
-      search(it->second);
+    // token of this level and length is a candidate (rare).
+    auto [from, to] = firsts_.equal_range(LevelCount(level, tokens.size()));
+    for (auto it = from; it != to; ++it) {
+      auto g = groups_.find(Key{level, tokens.size(), it->second});
+      if (g != groups_.end()) Search(g->second, tokens, pattern, starred, ids);
     }
   } else {
-    auto it = groups_.find(std::make_tuple(level, tokens.size(), first));
-    if (it != groups_.end()) search(it->second);
-    auto star = groups_.find(std::make_tuple(level, tokens.size(), std::string("<*>")));
-    if (star != groups_.end()) search(star->second);
+    auto g = groups_.find(Key{level, tokens.size(), first});
+    if (g != groups_.end()) Search(g->second, tokens, pattern, starred, ids);
+    auto star = groups_.find(Key{level, tokens.size(), "<*>"});
+    if (star != groups_.end()) Search(star->second, tokens, pattern, starred, ids);
   }
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());

@@ -3,11 +3,9 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <string_view>
-#include <tuple>
-#include <utility>
+#include <unordered_map>
 #include <vector>
 
 namespace casefile::diff {
@@ -25,28 +23,48 @@ bool LooksLikeFailure(std::string_view pattern);
 
 // Templates of one side, for wildcard lookups. Grouped by (level, token
 // count, first token): the template merge never puts <*> in the first
-// position (it groups by the first token), so candidates share it. Within a
-// group, patterns holding no <*> are also kept by their text, so a query
-// without <*> costs one hash lookup plus the group's <*> patterns, not a scan
-// of every template (a word-salad log has tens of thousands).
+// position unless every first token there was a mask (then the group is
+// searched for any first token). Within a group, patterns holding no <*> are
+// also kept by their text, so a query without <*> costs one hash lookup plus
+// the group's <*> patterns, not a scan of every template (a word-salad log
+// has tens of thousands). The index keeps views: the level and pattern
+// strings given to Add must outlive it.
 class TemplateIndex {
  public:
-  void Add(int64_t id, const std::string& level, const std::string& pattern);
+  void Add(int64_t id, std::string_view level, std::string_view pattern);
   // Ids of the templates of the same level whose pattern wildcard-matches,
-  // in the order they were added.
-  std::vector<int64_t> Matches(const std::string& level, std::string_view pattern) const;
+  // ascending.
+  std::vector<int64_t> Matches(std::string_view level, std::string_view pattern) const;
 
  private:
   struct Entry {
     int64_t id;
-    std::vector<std::string> tokens;
+    std::vector<std::string_view> tokens;
   };
   struct Group {
-    std::vector<Entry> starred;                                             // patterns holding <*>
-    std::vector<Entry> plain;                                               // the others
-    std::map<std::string, std::vector<size_t>, std::less<>> plain_by_text;  // -> plain indices
+    std::vector<Entry> starred;                                       // patterns holding <*>
+    std::vector<Entry> plain;                                         // the others
+    std::unordered_multimap<std::string_view, size_t> plain_by_text;  // pattern -> plain index
   };
-  std::map<std::tuple<std::string, size_t, std::string>, Group, std::less<>> groups_;
+  struct Key {
+    std::string_view level;
+    size_t count;
+    std::string_view first;
+    bool operator==(const Key& o) const {
+      return count == o.count && level == o.level && first == o.first;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      const std::hash<std::string_view> h;
+      return h(k.level) * 31 + h(k.first) * 1000003 + k.count;
+    }
+  };
+  void Search(const Group& g, const std::vector<std::string_view>& tokens, std::string_view pattern,
+              bool starred, std::vector<int64_t>& ids) const;
+  std::unordered_map<Key, Group, KeyHash> groups_;
+  // (level, count) -> first tokens present, for a query whose first is <*>.
+  std::unordered_multimap<std::string, std::string_view> firsts_;
 };
 
 }  // namespace casefile::diff

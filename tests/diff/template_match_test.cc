@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace casefile::diff {
 namespace {
 
@@ -48,7 +51,10 @@ TEST(TemplateIndex, MatchesByLevelAndWildcard) {
   EXPECT_TRUE(idx.Matches("error", "Loading shard a.bin of <NUM>").empty());
   EXPECT_TRUE(idx.Matches("info", "step <NUM> loss").empty());
   // Many entries in one group: every one stays matchable (no dangling views).
-  for (int i = 0; i < 200; ++i) idx.Add(100 + i, "info", "x" + std::to_string(i) + " y");
+  // The index keeps views: the patterns live here, as in the section.
+  std::vector<std::string> patterns;
+  for (int i = 0; i < 200; ++i) patterns.push_back("x" + std::to_string(i) + " y");
+  for (int i = 0; i < 200; ++i) idx.Add(100 + i, "info", patterns[i]);
   auto many = idx.Matches("info", "x150 y");
   ASSERT_EQ(many.size(), 1u);
   EXPECT_EQ(many[0], 250);
