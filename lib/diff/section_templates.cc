@@ -119,6 +119,23 @@ void Describe(DiffItem& item, const TemplateRow& row) {
   item.fields.push_back({"signatures", row.signatures});
 }
 
+// A template only one side has: "new" (in bad) or "vanished" (in good), its
+// count on that side and its first line there.
+DiffItem OneSideItem(const TemplateRow& row, double score, bool bad) {
+  DiffItem item;
+  item.section = "templates";
+  item.kind = bad ? "new" : "vanished";
+  Describe(item, row);
+  (bad ? item.bad : item.good) = std::to_string(row.count);
+  item.score = score;
+  item.fields.push_back({"count", row.count});
+  item.summary = std::string(bad ? "New in bad" : "Only in good") +
+                 (row.level.empty() ? "" : " (" + row.level + ")") + ", " + CountText(row.count) +
+                 ": " + row.example;
+  (bad ? item.bad_lines : item.good_lines).emplace_back(row.first_file_id, row.first_line_no);
+  return item;
+}
+
 }  // namespace
 
 std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, size_t keep,
@@ -187,20 +204,7 @@ std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, s
 
   std::vector<DiffItem> items;
   items.reserve(fresh.size() + changed.size() + vanished.size());
-  for (const Candidate& c : fresh) {
-    const TemplateRow& row = *c.row;
-    DiffItem item;
-    item.section = "templates";
-    item.kind = "new";
-    Describe(item, row);
-    item.bad = std::to_string(row.count);
-    item.score = c.score;
-    item.fields.push_back({"count", row.count});
-    item.summary = "New in bad" + (row.level.empty() ? "" : " (" + row.level + ")") + ", " +
-                   CountText(row.count) + ": " + row.example;
-    item.bad_lines.emplace_back(row.first_file_id, row.first_line_no);
-    items.push_back(std::move(item));
-  }
+  for (const Candidate& c : fresh) items.push_back(OneSideItem(*c.row, c.score, /*bad=*/true));
   for (const Candidate& c : changed) {
     const TemplateRow& row = *c.row;
     DiffItem item;
@@ -225,18 +229,7 @@ std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, s
     items.push_back(std::move(item));
   }
   for (const Candidate& c : vanished) {
-    const TemplateRow& row = *c.row;
-    DiffItem item;
-    item.section = "templates";
-    item.kind = "vanished";
-    Describe(item, row);
-    item.good = std::to_string(row.count);
-    item.score = c.score;
-    item.fields.push_back({"count", row.count});
-    item.summary = "Only in good" + (row.level.empty() ? "" : " (" + row.level + ")") + ", " +
-                   CountText(row.count) + ": " + row.example;
-    item.good_lines.emplace_back(row.first_file_id, row.first_line_no);
-    items.push_back(std::move(item));
+    items.push_back(OneSideItem(*c.row, c.score, /*bad=*/false));
   }
   RankItems(items);
   return items;
