@@ -36,6 +36,10 @@ casefile_status StatusFromCode(ErrorCode code) noexcept {
       return CASEFILE_E_READ_ONLY;
     case ErrorCode::kUnknownAnalyzer:
       return CASEFILE_E_UNKNOWN_ANALYZER;
+    case ErrorCode::kRules:
+      return CASEFILE_E_RULES;
+    case ErrorCode::kPlugin:
+      return CASEFILE_E_PLUGIN;
     case ErrorCode::kAborted:
       return CASEFILE_E_ABORTED;
     case ErrorCode::kInternal:
@@ -114,6 +118,10 @@ const char* casefile_status_string(casefile_status status) {
       return "query error";
     case CASEFILE_E_READ_ONLY:
       return "query refused: read-only";
+    case CASEFILE_E_RULES:
+      return "invalid rule pack";
+    case CASEFILE_E_PLUGIN:
+      return "plugin refused";
     case CASEFILE_E_NOMEM:
       return "out of memory";
     case CASEFILE_E_ABORTED:

@@ -59,7 +59,7 @@ extern "C" {
 /* ===================================================================== */
 
 #define CASEFILE_VERSION_MAJOR 0
-#define CASEFILE_VERSION_MINOR 1
+#define CASEFILE_VERSION_MINOR 2
 #define CASEFILE_VERSION_PATCH 0
 /* MAJOR*1000000 + MINOR*1000 + PATCH */
 #define CASEFILE_VERSION_NUMBER \
@@ -94,6 +94,7 @@ typedef enum casefile_status {
   CASEFILE_E_CORRUPT = 300,       /* input that cannot be decoded; nothing indexed */
   CASEFILE_E_UNSUPPORTED = 301,   /* neither a directory nor an archive we read */
   CASEFILE_E_INDEX_VERSION = 302, /* an index from an incompatible casefile */
+  CASEFILE_E_RULES = 303,         /* a rule pack that does not validate (docs/RULES.md) */
 
   /* Limits: 400-499 */
   CASEFILE_E_LIMIT = 400, /* a configured limit made the operation impossible */
@@ -101,6 +102,10 @@ typedef enum casefile_status {
   /* Query: 500-599 */
   CASEFILE_E_QUERY = 500,     /* SQL that SQLite rejected */
   CASEFILE_E_READ_ONLY = 501, /* a write, ATTACH or state-changing pragma */
+
+  /* Extensions: 600-699 */
+  CASEFILE_E_PLUGIN = 600, /* a plugin refused: not loadable, no entry point,
+                              another ABI major, or its init failed */
 
   /* Internal: 900-999 */
   CASEFILE_E_NOMEM = 900,
@@ -245,10 +250,13 @@ CASEFILE_API casefile_status casefile_session_query(casefile_session* session, c
 /* Analyzers                                                             */
 /* ===================================================================== */
 
-/* The number of built-in analyzers. */
+/* The number of analyzers an analysis runs: the built-in ones first (in
+ * name order), then "rules" (the rule packs, docs/RULES.md), then the
+ * external ones in the order they were registered. */
 CASEFILE_API size_t casefile_analyzer_count(void);
-/* Name and one-line description of analyzer `index` (static strings), or
- * NULL when index >= casefile_analyzer_count(). */
+/* Name and one-line description of analyzer `index`, or NULL when
+ * index >= casefile_analyzer_count(). Built-in strings are static; an
+ * external analyzer's stay valid until it is unregistered. */
 CASEFILE_API const char* casefile_analyzer_name(size_t index);
 CASEFILE_API const char* casefile_analyzer_description(size_t index);
 
@@ -602,6 +610,204 @@ CASEFILE_API casefile_status casefile_diff_report_render(char** out,
 CASEFILE_API size_t casefile_diff_report_headline_count(const casefile_diff_report* report);
 CASEFILE_API const char* casefile_diff_report_headline(const casefile_diff_report* report,
                                                        size_t index);
+
+/* ===================================================================== */
+/* Extensions: external analyzers, plugins and rule packs                */
+/* ===================================================================== */
+
+/* An external analyzer is a callback that reads the index through read-only
+ * SQL and emits findings through a builder. Registered analyzers are
+ * process-wide: every later analysis (casefile_session_analyze,
+ * casefile_diff) runs them after the built-in ones, and their findings
+ * appear in every report format exactly like built-in findings. Their names
+ * and versions are part of the provenance of stored findings, so
+ * registering or unregistering one makes the next analysis run again.
+ *
+ * Thread safety: registration, unregistration, plugin loading and rule
+ * loading may be called from any thread; each analysis works on a snapshot
+ * of the registry taken when it starts, so a change affects only the
+ * analyses that start after it. A run callback may be called from several
+ * threads at once (one call per analysis running), so its payload must
+ * tolerate that. The casefile_analysis and casefile_finding_builder handles
+ * belong to the one callback call they were given to or created in and must
+ * not be used after it returns. */
+
+typedef struct casefile_analysis casefile_analysis;
+typedef struct casefile_finding_builder casefile_finding_builder;
+
+/* The run callback. Return 0 when done; any other value aborts this
+ * analyzer only: its findings are discarded and the report lists it as
+ * "failed", with the reason set by casefile_analysis_set_error (else "the
+ * run callback returned N"). The other analyzers still run. */
+typedef int (*casefile_analyzer_fn)(casefile_analysis* analysis, void* payload);
+
+#define CASEFILE_ANALYZER_DEF_VERSION 1
+
+typedef struct casefile_analyzer_def {
+  unsigned int version; /* CASEFILE_ANALYZER_DEF_VERSION */
+  /* Unique among analyzers: [a-z0-9][a-z0-9_-]*, at most 64 bytes. */
+  const char* name;
+  /* Bump it when the findings change (stored findings are reused only while
+   * every analyzer's version is the same). NULL means "1". */
+  const char* analyzer_version;
+  /* One line for `casefile analyzers`; may be NULL. */
+  const char* description;
+  /* The file kinds it reads ("log", "trace", "hlo", "config", "version",
+   * "sysinfo", "other"; docs/SCHEMA.md). The analyzer is "not_applicable"
+   * when the index holds none of them; count 0 means it always runs. */
+  const char* const* needed_kinds;
+  size_t needed_kind_count;
+  /* The codes it may emit ("team.check", dotted, lower case, docs/
+   * FINDINGS.md rules); emitting another fails the analyzer. Count 0 allows
+   * any valid code that is not a built-in analyzer's. */
+  const char* const* codes;
+  size_t code_count;
+  casefile_analyzer_fn run;
+  /* Called once with `payload` when the analyzer is unregistered (or never,
+   * if it stays registered until the process exits); may be NULL. */
+  void (*free_payload)(void* payload);
+  void* payload;
+} casefile_analyzer_def;
+
+#define CASEFILE_ANALYZER_DEF_INIT \
+  { CASEFILE_ANALYZER_DEF_VERSION, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL }
+
+/* Registers an analyzer; every string and array of `def` is copied.
+ * Returns CASEFILE_E_ARGUMENT for a missing run callback, an invalid or
+ * already registered name (built-in names and "rules" included) or an
+ * invalid code, CASEFILE_E_VERSION for an unknown def->version. On failure
+ * free_payload is not called. */
+CASEFILE_API casefile_status casefile_analyzer_register(const casefile_analyzer_def* def,
+                                                        casefile_error** err);
+
+/* Unregisters an external analyzer and calls its free_payload (after any
+ * analysis still running it has finished with it). Returns
+ * CASEFILE_E_UNKNOWN_ANALYZER for a name not registered, CASEFILE_E_ARGUMENT
+ * for a built-in one. */
+CASEFILE_API casefile_status casefile_analyzer_unregister(const char* name, casefile_error** err);
+
+/* Runs one read-only SQL statement on the index being analysed, like
+ * casefile_session_query (same authorizer, same errors). */
+CASEFILE_API casefile_status casefile_analysis_query(casefile_analysis* analysis, const char* sql,
+                                                     casefile_row_fn callback, void* payload,
+                                                     casefile_error** err);
+
+/* The reason the report gives when the run callback returns non-zero
+ * (copied; the last call wins). */
+CASEFILE_API void casefile_analysis_set_error(casefile_analysis* analysis, const char* message);
+
+/* Starts a finding. `code` must be valid for the analyzer (see
+ * casefile_analyzer_def.codes); `title` is required. Nothing is emitted until
+ * casefile_finding_builder_emit. */
+CASEFILE_API casefile_status casefile_finding_builder_new(casefile_finding_builder** out,
+                                                          casefile_analysis* analysis,
+                                                          const char* code,
+                                                          casefile_severity severity,
+                                                          const char* title, casefile_error** err);
+CASEFILE_API casefile_status casefile_finding_builder_set_summary(casefile_finding_builder* builder,
+                                                                  const char* summary,
+                                                                  casefile_error** err);
+CASEFILE_API casefile_status casefile_finding_builder_set_recommendation(
+    casefile_finding_builder* builder, const char* recommendation, casefile_error** err);
+/* A culprit: host and task may be NULL (unknown), rank -1 when unknown; at
+ * least one of the three must be known. */
+CASEFILE_API casefile_status casefile_finding_builder_add_culprit(casefile_finding_builder* builder,
+                                                                  const char* host,
+                                                                  const char* task, int64_t rank,
+                                                                  casefile_error** err);
+/* Evidence: line `line` (1-based) of the indexed file `file_id` (files.id
+ * in the index). The text and the path come from the index, so evidence is
+ * always a real line; CASEFILE_E_ARGUMENT when there is no such line. */
+CASEFILE_API casefile_status casefile_finding_builder_add_evidence(casefile_finding_builder* builder,
+                                                                   int64_t file_id, int64_t line,
+                                                                   casefile_error** err);
+/* The same by path inside a bundle; `bundle` (the bundle's display name)
+ * may be NULL when only one bundle of the index holds `path`. */
+CASEFILE_API casefile_status casefile_finding_builder_add_evidence_path(
+    casefile_finding_builder* builder, const char* bundle, const char* path, int64_t line,
+    casefile_error** err);
+/* Hands the finding to the analysis and frees the builder, whatever the
+ * result. Returns CASEFILE_E_ARGUMENT when it has no evidence. */
+CASEFILE_API casefile_status casefile_finding_builder_emit(casefile_finding_builder* builder,
+                                                           casefile_error** err);
+/* Discards a finding not emitted. */
+CASEFILE_API void casefile_finding_builder_free(casefile_finding_builder* builder);
+
+/* Plugins: shared objects that register analyzers. A plugin exports one
+ * function named by CASEFILE_PLUGIN_ENTRY_SYMBOL, of type
+ * casefile_plugin_entry_fn, returning a static casefile_plugin_info; its
+ * init registers the analyzers with casefile_analyzer_register. A plugin
+ * links against libcasefile.so (the same library the host process uses).
+ * See docs/API.md and tests/plugins/ for an example. */
+
+#define CASEFILE_PLUGIN_INFO_VERSION 1
+#define CASEFILE_PLUGIN_ENTRY_SYMBOL "casefile_plugin_entry"
+
+typedef struct casefile_plugin_info {
+  unsigned int version;   /* CASEFILE_PLUGIN_INFO_VERSION */
+  unsigned int abi_major; /* CASEFILE_VERSION_MAJOR of the header it was built with */
+  const char* name;       /* for messages and `casefile analyzers` */
+  const char* description;
+  /* Registers the plugin's analyzers. Non-zero: loading fails and whatever
+   * it registered is unregistered. */
+  int (*init)(void* payload);
+  void* payload;
+} casefile_plugin_info;
+
+#define CASEFILE_PLUGIN_INFO_INIT \
+  { CASEFILE_PLUGIN_INFO_VERSION, CASEFILE_VERSION_MAJOR, NULL, NULL, NULL, NULL }
+
+typedef const casefile_plugin_info* (*casefile_plugin_entry_fn)(void);
+
+/* Loads a plugin and runs its init. Loading the same file again does
+ * nothing. Plugins are never unloaded (their analyzers may be unregistered).
+ * Returns CASEFILE_E_NOT_FOUND, or CASEFILE_E_PLUGIN with the reason: not a
+ * shared object, no entry point, an info version or ABI major this library
+ * does not have ("built against casefile ABI 1; this library is 0"), or init
+ * failed. */
+CASEFILE_API casefile_status casefile_plugin_load(const char* path, casefile_error** err);
+
+/* Loads every plugin named by `path_list`: entries separated by ':', each a
+ * plugin file or a directory whose *.so files are loaded in name order;
+ * empty entries are skipped. NULL reads the CASEFILE_PLUGIN_PATH
+ * environment variable (the library never reads it on its own). Stops at
+ * the first failure. `*loaded_out` (may be NULL) receives the number of
+ * plugins loaded by this call. */
+CASEFILE_API casefile_status casefile_plugin_load_path(size_t* loaded_out, const char* path_list,
+                                                       casefile_error** err);
+
+/* Rule packs (docs/RULES.md): JSON files of signature rules. The built-in
+ * packs are compiled into the library; packs added here join them. All
+ * packs run in the one "rules" analyzer, in one pass over the lines. */
+
+/* Validates and adds a pack from a file, or from `text` of `length` bytes
+ * (`source_name` names it in messages; may be NULL). A pack with the name of
+ * one already added replaces it. Returns CASEFILE_E_RULES with every error
+ * as "SOURCE:LINE:COLUMN: message", one per line, CASEFILE_E_NOT_FOUND,
+ * CASEFILE_E_IO. */
+CASEFILE_API casefile_status casefile_rules_add_file(const char* path, casefile_error** err);
+CASEFILE_API casefile_status casefile_rules_add_string(const char* text, size_t length,
+                                                       const char* source_name,
+                                                       casefile_error** err);
+/* Removes an added pack by name; CASEFILE_E_ARGUMENT for a built-in or
+ * unknown one. */
+CASEFILE_API casefile_status casefile_rules_remove(const char* pack_name, casefile_error** err);
+
+/* Checks a pack file without adding it: CASEFILE_OK, or CASEFILE_E_RULES
+ * with every error as above. */
+CASEFILE_API casefile_status casefile_rules_check_file(const char* path, casefile_error** err);
+
+/* ===================================================================== */
+/* Experimental: may change in any release. Defined only when the includer
+ * defines CASEFILE_EXPERIMENTAL before including this header.            */
+/* ===================================================================== */
+
+#ifdef CASEFILE_EXPERIMENTAL
+/* Every pack in use (built-in first, then added ones) and its rules, as JSON
+ * (docs/RULES.md, "Listing"). *out is owned by the caller
+ * (casefile_string_free). */
+CASEFILE_API casefile_status casefile_rules_describe(char** out, casefile_error** err);
+#endif
 
 #ifdef __cplusplus
 }

@@ -42,11 +42,20 @@ void LowerExplainedFallbacks(std::vector<Finding>& findings) {
 }  // namespace
 
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names) {
-  return RunAnalyzers(index, names, BuiltinAnalyzers());
+  return RunAnalyzers(index, names, AllAnalyzers());
 }
 
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
-                            const std::vector<std::unique_ptr<Analyzer>>& all) {
+                            const std::vector<std::unique_ptr<Analyzer>>& analyzers) {
+  AnalyzerList borrowed;
+  for (const auto& a : analyzers) {
+    borrowed.push_back(std::shared_ptr<const Analyzer>(std::shared_ptr<const Analyzer>(), a.get()));
+  }
+  return RunAnalyzers(index, names, borrowed);
+}
+
+AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
+                            const AnalyzerList& all) {
   std::set<std::string> wanted(names.begin(), names.end());
   for (const auto& n : wanted) {
     const bool known =

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyze/analyzer.h"
+#include "analyze/registry.h"
 
 namespace casefile {
 
@@ -24,7 +25,13 @@ struct AnalysisResult {
 };
 
 // `names` empty = all. Throws Error(kUnknownAnalyzer) for a name not registered.
+// Runs over a snapshot of AllAnalyzers().
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names);
+
+// The same over a snapshot the caller took (so that it can also record
+// which analyzers ran, e.g. the provenance of stored findings).
+AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
+                            const AnalyzerList& analyzers);
 
 // The same over a given list of analyzers (tests, embedders' own lists).
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,

@@ -20,6 +20,8 @@ enum class ErrorCode {
   kQuery,            // SQL that SQLite rejected
   kReadOnly,         // a write attempted through the read-only query path
   kUnknownAnalyzer,  // an analyzer name that is not registered
+  kRules,            // a rule pack that does not validate
+  kPlugin,           // a plugin that cannot be loaded or was refused
   kAborted,          // a user callback asked to stop
   kInternal,         // a bug in casefile
 };

@@ -178,7 +178,10 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
 
 Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool store_findings) {
   if (!reader_) Index(nullptr);
-  AnalysisResult analysis = RunAnalyzers(*reader_, analyzer_names);
+  // One snapshot of the registry for the run and for the provenance it
+  // records, so that a registration in between cannot mislabel the set.
+  const AnalyzerList analyzers = AllAnalyzers();
+  AnalysisResult analysis = RunAnalyzers(*reader_, analyzer_names, analyzers);
   Report report = BuildReport(*reader_, std::move(analysis));
   if (store_findings) {
     std::vector<StoredFinding> stored;
@@ -196,7 +199,9 @@ Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool sto
       const bool whole = analyzer_names.empty() &&
                          std::none_of(report.analyzers.begin(), report.analyzers.end(),
                                       [](const AnalyzerStatus& a) { return a.status == "failed"; });
-      if (whole) UpdateIndexMeta(index_path_, kFindingsProvenanceKey, FullAnalysisProvenance());
+      if (whole) {
+        UpdateIndexMeta(index_path_, kFindingsProvenanceKey, FullAnalysisProvenance(analyzers));
+      }
     } catch (const Error& e) {
       // The report matters more than its copy in the index.
       report.warnings.push_back("findings not stored in " + index_path_ + ": " + e.what());

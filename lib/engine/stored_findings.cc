@@ -24,9 +24,11 @@ bool GetString(simdjson::dom::object o, const char* key, std::string& out) {
 
 }  // namespace
 
-std::string FullAnalysisProvenance() {
+std::string FullAnalysisProvenance() { return FullAnalysisProvenance(AllAnalyzers()); }
+
+std::string FullAnalysisProvenance(const AnalyzerList& analyzers) {
   std::string out = std::string("casefile ") + kVersionString + ";";
-  for (const auto& a : BuiltinAnalyzers()) {
+  for (const auto& a : analyzers) {
     out += " ";
     out += a->info().name;
     out += ":";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyze/finding.h"
+#include "analyze/registry.h"
 #include "index/index_reader.h"
 
 namespace casefile {
@@ -17,7 +18,11 @@ namespace casefile {
 // The meta key under which the provenance of the stored findings is kept.
 inline constexpr const char* kFindingsProvenanceKey = "findings_provenance";
 
-// "casefile <version>; <analyzer>:<version>, ..." of all built-in analyzers.
+// "casefile <version>; <analyzer>:<version> ..." of every analyzer in
+// `analyzers` (built-in, rules, external): findings stored by one set are
+// never read back for another.
+std::string FullAnalysisProvenance(const AnalyzerList& analyzers);
+// The same of AllAnalyzers() now.
 std::string FullAnalysisProvenance();
 
 // The stored findings when their provenance is FullAnalysisProvenance();

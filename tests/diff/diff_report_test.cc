@@ -171,7 +171,7 @@ TEST(DiffReportText, LogBytesCannotDriveTheTerminalOrBreakUtf8) {
   int64_t f = b.File("a.log");
   // Invalid UTF-8, an ANSI escape, a C1 control (U+009B, CSI) and a long
   // tail of 3-byte characters, so the cut would fall inside one.
-  std::string text = "bad \xff\xfe bytes \x1b[31mred\x1b[0m \xc2\x9b2J ";
+  std::string text = "bad \xff\xfe bytes \x1b[31mred\x1b[0m \xc2\x9b" "2J ";
   for (int i = 0; i < 200; ++i) text += "\xe2\x82\xac";  // U+20AC
   b.Line(text, 1, Level::kError);
   TemplateRow t = Tmpl(1, "error", "bad pattern", 1, f, 1);

@@ -27,6 +27,8 @@ int ExitCodeForStatus(casefile_status status) {
     case CASEFILE_E_UNKNOWN_ANALYZER:
     case CASEFILE_E_QUERY:
     case CASEFILE_E_READ_ONLY:
+    case CASEFILE_E_RULES:
+    case CASEFILE_E_PLUGIN:
       return kExitUsage;
     case CASEFILE_E_IO:
     case CASEFILE_E_NOT_FOUND:
