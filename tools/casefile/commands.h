@@ -18,6 +18,7 @@ int RunAnalyzers(const CommandArgs& args);
 int RunCollect(const CommandArgs& args);
 int RunVerify(const CommandArgs& args);
 int RunDiff(const CommandArgs& args);
+int RunRules(const CommandArgs& args);
 
 extern const char kAnalyzeHelp[];
 extern const char kIndexHelp[];
@@ -28,6 +29,7 @@ extern const char kAnalyzersHelp[];
 extern const char kCollectHelp[];
 extern const char kVerifyHelp[];
 extern const char kDiffHelp[];
+extern const char kRulesHelp[];
 
 // Help paragraphs several commands share.
 extern const char kBundleHelp[];        // what a BUNDLE may be

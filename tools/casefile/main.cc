@@ -9,6 +9,7 @@
 #include "casefile.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "extensions.h"
 
 namespace casefile_cli {
 
@@ -57,7 +58,9 @@ const Command kCommands[] = {
     {"query", "run read-only SQL on the index", kQueryHelp, RunQuery, true},
     {"files", "list the files of bundles", kFilesHelp, RunFiles, true},
     {"show", "print a file, or a line with context", kShowHelp, RunShow, true},
-    {"analyzers", "list the built-in analyzers", kAnalyzersHelp, RunAnalyzers, false},
+    {"analyzers", "list the analyzers (built-in, rules, plugins)", kAnalyzersHelp, RunAnalyzers,
+     false},
+    {"rules", "list rule packs, or check a rule pack file", kRulesHelp, RunRules, false},
     {"collect", "pack this host's logs into a redacted bundle", kCollectHelp, RunCollect, false},
     {"verify", "check a collected bundle against its manifest", kVerifyHelp, RunVerify, false},
 };
@@ -142,6 +145,9 @@ int Run(int argc, char** argv) {
     if (!first.empty() && first[0] == '-') throw UsageError("", "unknown option '" + first + "'");
     throw UsageError("", "unknown command '" + first + "'");
   }
+  // --plugin and --rules (and CASEFILE_PLUGIN_PATH) apply to every command;
+  // they are taken out of the arguments before the command reads them.
+  LoadExtensions(rest);
   return c->run(rest);
 }
 
