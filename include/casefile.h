@@ -30,11 +30,30 @@
  *    appended. Initialise with the *_INIT macro or the *_init function; NULL
  *    options mean defaults.
  *
- * Thread safety: functions that take no handle are safe from any thread.
- * A casefile_session may be used from any thread but by one thread at a time
- * (calls on the same session must be serialised by the caller). A
- * casefile_report is immutable once returned: its accessors may be called from
- * several threads at once. Different handles are independent.
+ * Stability (docs/API.md, "Stability"): everything outside the section
+ * marked Experimental is stable within an ABI major (CASEFILE_VERSION_MAJOR,
+ * the SONAME libcasefile.so.MAJOR, the symbol version node CASEFILE_MAJOR):
+ * no function is removed or changes its signature (a changed call is added
+ * as NAME_v2), struct fields are only appended (with their *_VERSION raised),
+ * enum values are never renumbered. The Experimental section is compiled
+ * only with CASEFILE_EXPERIMENTAL defined and may change in any release.
+ * capi/abi/casefile.abi is the committed ABI baseline a ctest checks.
+ *
+ * Thread safety, per handle (docs/API.md, "Thread safety"):
+ *  - Functions that take no handle (version, status strings, *_init, the
+ *    analyzer list, casefile_collect, casefile_verify_bundle, registration,
+ *    plugin and rule-pack loading) are safe from any thread (casefile_collect
+ *    must not race with setenv or fork: see its section).
+ *  - casefile_session: any thread, one at a time; calls on one session must
+ *    be serialised by the caller. Different sessions run in parallel, even
+ *    on the same inputs (each with its own index path).
+ *  - casefile_report, casefile_finding, casefile_diff_report,
+ *    casefile_collect_result, casefile_verify_result: immutable once
+ *    returned; their accessors and renderers may be called from several
+ *    threads at once. Free one only when no thread uses it.
+ *  - casefile_error: owned by the caller, read from one thread at a time.
+ *  - casefile_analysis, casefile_finding_builder: valid only inside the one
+ *    run-callback call they belong to, on its thread.
  */
 #ifndef CASEFILE_H
 #define CASEFILE_H
@@ -52,6 +71,14 @@ extern "C" {
 #define CASEFILE_API __attribute__((visibility("default")))
 #else
 #define CASEFILE_API
+#endif
+
+/* Marks a function that will go at the next major version (docs/API.md,
+ * "Deprecation"). Define CASEFILE_NO_DEPRECATED_WARNINGS to silence it. */
+#if defined(__GNUC__) && !defined(CASEFILE_NO_DEPRECATED_WARNINGS)
+#define CASEFILE_DEPRECATED(message) __attribute__((deprecated(message)))
+#else
+#define CASEFILE_DEPRECATED(message)
 #endif
 
 /* ===================================================================== */
