@@ -30,6 +30,8 @@ inline constexpr uint32_t kSessionMagic = 0xCF05E551u;
 inline constexpr uint32_t kReportMagic = 0xCF0E9047u;
 inline constexpr uint32_t kFindingMagic = 0xCF0F1D01u;
 inline constexpr uint32_t kDiffReportMagic = 0xCF0D1FF0u;
+inline constexpr uint32_t kAnalysisMagic = 0xCF0A7A15u;
+inline constexpr uint32_t kBuilderMagic = 0xCF0B1D07u;
 inline constexpr uint32_t kDeadMagic = 0xDEADCF00u;
 
 }  // namespace casefile::capi
@@ -66,6 +68,41 @@ struct casefile_diff_report {
   uint32_t magic = casefile::capi::kDiffReportMagic;
   casefile::diff::DiffReport report;
   std::vector<std::string> headline;
+};
+
+namespace casefile {
+class AnalysisContext;
+}  // namespace casefile
+namespace casefile::capi {
+class ExternalAnalyzer;  // external_analyzer.h
+}  // namespace casefile::capi
+
+struct casefile_finding_builder;
+
+// What an external analyzer's run callback receives: one analyzer running
+// over one index. It lives exactly as long as that callback call; the
+// bridge keeps a set of live analysis and builder handles
+// (external_analyzer.h) so one used after its call is refused as
+// CASEFILE_E_MISUSE without touching freed memory.
+struct casefile_analysis {
+  uint32_t magic = casefile::capi::kAnalysisMagic;
+  const casefile::capi::ExternalAnalyzer* analyzer = nullptr;
+  casefile::AnalysisContext* context = nullptr;
+  std::string error;  // casefile_analysis_set_error; the failure reason
+  // A broken contract (an undeclared code): the analyzer fails whatever
+  // its callback returns, so a callback that ignores the status cannot
+  // slip a finding past its declaration.
+  std::string violation;
+  // Builders started and not yet emitted or freed; freed when the callback
+  // returns.
+  std::vector<casefile_finding_builder*> builders;
+};
+
+// A finding being built; the analysis it belongs to emits it.
+struct casefile_finding_builder {
+  uint32_t magic = casefile::capi::kBuilderMagic;
+  casefile_analysis* analysis = nullptr;
+  casefile::Finding finding;
 };
 
 namespace casefile::capi {

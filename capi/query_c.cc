@@ -1,6 +1,7 @@
 // Read-only SQL over a session's index. The engine refuses writes (read-only
 // connection plus authorizer); the bridge only converts rows to C arrays.
 #include "capi_internal.h"
+#include "row_convert.h"
 
 using casefile::capi::CheckSession;
 using casefile::capi::Guard;
@@ -21,29 +22,9 @@ casefile_status casefile_session_query(casefile_session* session, const char* sq
       throw casefile::Error(casefile::ErrorCode::kMisuse,
                             "the session has no index yet: call casefile_session_index first");
     }
-    bool aborted = false;
-    const std::vector<std::string>* columns = nullptr;
-    std::vector<const char*> names;
-    std::vector<const char*> values;
-    session->session->Query(sql, [&](const casefile::QueryRow& row) -> bool {
-      if (callback == nullptr) return true;
-      if (row.columns != columns) {
-        // Column names are fixed for a statement; rebuild only if the engine
-        // hands a different vector.
-        columns = row.columns;
-        names.clear();
-        for (const auto& c : *columns) names.push_back(c.c_str());
-      }
-      values.clear();
-      for (const auto& v : row.values) values.push_back(v ? v->c_str() : nullptr);
-      names.resize(values.size(), "");
-      if (callback(values.size(), names.data(), values.data(), payload) != 0) {
-        aborted = true;
-        return false;
-      }
-      return true;
-    });
-    if (aborted) {
+    casefile::capi::RowToC rows(callback, payload);
+    session->session->Query(sql, [&](const casefile::QueryRow& row) { return rows(row); });
+    if (rows.aborted()) {
       throw casefile::Error(casefile::ErrorCode::kAborted, "the row callback returned non-zero");
     }
     return CASEFILE_OK;

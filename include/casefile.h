@@ -765,7 +765,7 @@ CASEFILE_API void casefile_finding_builder_free(casefile_finding_builder* builde
  * casefile_plugin_entry_fn, returning a static casefile_plugin_info; its
  * init registers the analyzers with casefile_analyzer_register. A plugin
  * links against libcasefile.so (the same library the host process uses).
- * See docs/API.md and tests/plugins/ for an example. */
+ * See docs/EXTENDING.md and tests/plugins/ for an example. */
 
 #define CASEFILE_PLUGIN_INFO_VERSION 1
 #define CASEFILE_PLUGIN_ENTRY_SYMBOL "casefile_plugin_entry"

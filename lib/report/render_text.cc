@@ -94,7 +94,8 @@ std::string RenderText(const Report& report, bool color) {
       if (f.severity != s) continue;
       out += st.Wrap(SeverityColor(s), "[" + std::string(SeverityName(s)) + "] " + f.code) + "  " +
              st.Wrap("1", f.title) + "\n";
-      out += "  " + OneLine(f.summary, 4000) + "\n";
+      // External analyzers may leave the summary empty: no blank line then.
+      if (!f.summary.empty()) out += "  " + OneLine(f.summary, 4000) + "\n";
       if (!f.culprits.empty()) {
         out += "  culprits:\n";
         for (const auto& c : f.culprits) out += "    - " + CulpritText(c) + "\n";

@@ -1,5 +1,6 @@
 // casefile: the command-line tool. It uses only include/casefile.h, so every
 // feature it offers is also reachable through the C API.
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -124,8 +125,24 @@ int Run(int argc, char** argv) {
     PrintMainHelp(stderr);
     return kExitUsage;
   }
-  const std::string first = argv[1];
-  CommandArgs rest(argv + 2, argv + argc);
+  // Extension flags (--plugin, --rules) may also come before the command:
+  // the command is the first argument that is neither one nor its value,
+  // and the flags stay among the command's arguments for LoadExtensions.
+  CommandArgs rest(argv + 1, argv + argc);
+  size_t at = 0;
+  while (at < rest.size()) {
+    const std::string& a = rest[at];
+    if (a == "--plugin" || a == "--rules") {
+      at += 2;
+    } else if (a.rfind("--plugin=", 0) == 0 || a.rfind("--rules=", 0) == 0) {
+      at += 1;
+    } else {
+      break;
+    }
+  }
+  if (at >= rest.size()) throw UsageError("", "no command given");
+  const std::string first = rest[at];
+  rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(at));
   if (first == "--version" || first == "-V") return PrintVersion();
   if (first == "--help" || first == "-h") {
     PrintMainHelp(stdout);
