@@ -623,7 +623,7 @@ def scenario_comm_rendezvous_failed(d):
                  "slurmstepd: error: Failed to invoke spank plugin stack",
                  "srun: error: node-0: task 0: Exited with exit code 1"]:
         t += rng.randint(2 * SEC, 9 * SEC) if "Extracting" in line else rng.randint(2000, 400_000)
-        job.agent(n0, t, line)
+        job.agent(n0, t, line, {0: "no_space"} if "No space left" in line else None)
     cmd_env = ["NCCL_DEBUG=WARN", "OMP_NUM_THREADS=8"]
     for n in job.nodes[1:]:
         tn = t0 + rng.randint(40 * SEC, 55 * SEC)  # their image was cached
@@ -700,12 +700,18 @@ def scenario_comm_rendezvous_failed(d):
     f = [{"code": "comm.rendezvous_failed",
           "culprits": [{"host": "node-0"}],
           "evidence": [ev(bundle, path, marks["node-1"]["refused"],
-                          "failed to connect to [node-0]:29500 (errno: 111 - Connection refused)")]}]
+                          "failed to connect to [node-0]:29500 (errno: 111 - Connection refused)")]},
+         # The root cause, one line in node-0's pyxis output: the built-in
+         # rule pack's disk-full signature.
+         {"code": "runtime.disk_full",
+          "culprits": [{"host": "node-0"}],
+          "evidence": [ev(bundle, "nodes/node-0/train.log", marks["node-0"]["no_space"],
+                          "[ERROR] No space left on device")]}]
     check_lines(bundle, f)
     expected(d, "torch 2.4 on 3 nodes under Slurm + pyxis: node-0's container fails to import (No space left on "
                 "device) so nothing listens at the rendezvous endpoint node-0:29500; torchrun on node-1 and node-2 "
                 "is refused for 60 s and exits with DistNetworkError / RendezvousConnectionError. "
-                "comm.rendezvous_failed names the master node-0.", f)
+                "comm.rendezvous_failed names the master node-0; runtime.disk_full names node-0's full disk.", f)
     return None, f
 
 

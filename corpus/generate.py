@@ -3761,6 +3761,7 @@ import gen_comm_trace  # noqa: E402
 import gen_diff  # noqa: E402
 import gen_multihost_hang  # noqa: E402
 import gen_runtime  # noqa: E402
+import gen_rules  # noqa: E402
 import gen_torch_hang  # noqa: E402
 
 SCENARIOS = {
@@ -3806,6 +3807,7 @@ SCENARIOS = {
     **gen_comm.SCENARIOS,
     **gen_comm_trace.SCENARIOS,
     **gen_diff.SCENARIOS,
+    **gen_rules.SCENARIOS,
 }
 
 

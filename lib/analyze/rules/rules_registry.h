@@ -5,9 +5,11 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyze/analyzer.h"
+#include "analyze/rules/rule_pack.h"
 
 namespace casefile::rules {
 
@@ -19,5 +21,31 @@ std::shared_ptr<const Analyzer> CurrentRulesAnalyzer();
 // The codes of the built-in packs (owned by "rules" like a built-in
 // analyzer's codes: added packs and external analyzers may not emit them).
 const std::vector<std::string>& BuiltinRuleCodes();
+
+// The built-in packs, validated at first use. Throws Error(kInternal) when
+// one does not validate (a bug: tests check every built-in pack).
+const std::vector<std::shared_ptr<const RulePack>>& BuiltinRulePacks();
+
+// Every pack in use: built-in first (file name order), then added ones in
+// the order they were first added. Thread-safe snapshot.
+std::vector<std::shared_ptr<const RulePack>> RulePacksInUse();
+
+// Validates `text` against the packs in use (codes not owned elsewhere,
+// absent_if naming known codes, not a built-in pack's name) and adds it,
+// replacing an added pack of the same name. Throws Error(kRules) with
+// RuleErrorMessage's text. Thread-safe.
+void AddRulePack(std::string_view text, const std::string& source);
+// Removes an added pack. Throws Error(kArgument) for a built-in or unknown
+// name. Thread-safe.
+void RemoveRulePack(const std::string& name);
+// Validates `text` as AddRulePack would, adding nothing; the errors, empty
+// when valid.
+std::vector<RuleError> CheckRulePack(std::string_view text, const std::string& source);
+
+// Reads a pack file; throws Error(kNotFound) or Error(kIo).
+std::string ReadRulePackFile(const std::string& path);
+
+// Every pack in use and its rules as JSON (docs/RULES.md, "Listing").
+std::string DescribeRulePacks();
 
 }  // namespace casefile::rules
