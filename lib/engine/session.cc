@@ -11,7 +11,6 @@
 #include "common/hash.h"
 #include "common/version.h"
 #include "engine/stored_findings.h"
-#include "index/index_meta_update.h"
 #include "index/index_writer.h"
 #include "ingest/ingest.h"
 
@@ -189,19 +188,18 @@ Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool sto
       stored.push_back({f.code, f.analyzer, SeverityName(f.severity), RenderFindingJson(f)});
     }
     try {
-      // Three steps, each atomic, in an order where a crash between them
-      // leaves no provenance (so the stored set is never taken for a full
-      // analysis it is not): clear, replace the findings, then say whose.
-      UpdateIndexMeta(index_path_, kFindingsProvenanceKey, std::nullopt);
-      StoreFindings(index_path_, stored);
-      // Only a whole analysis in which no analyzer failed may stand for what
-      // a new run would find (a failed one's findings are missing).
+      // One transaction: the findings and their provenance together, so that
+      // two processes analysing one index with different analyzer sets (a
+      // plugin in one of them) cannot leave one's findings under the other's
+      // provenance. Only a whole analysis in which no analyzer failed may
+      // stand for what a new run would find (a failed one's findings are
+      // missing); any other run clears the provenance.
       const bool whole = analyzer_names.empty() &&
                          std::none_of(report.analyzers.begin(), report.analyzers.end(),
                                       [](const AnalyzerStatus& a) { return a.status == "failed"; });
-      if (whole) {
-        UpdateIndexMeta(index_path_, kFindingsProvenanceKey, FullAnalysisProvenance(analyzers));
-      }
+      std::optional<std::string> provenance;
+      if (whole) provenance = FullAnalysisProvenance(analyzers);
+      StoreFindings(index_path_, stored, {{kFindingsProvenanceKey, provenance}});
     } catch (const Error& e) {
       // The report matters more than its copy in the index.
       report.warnings.push_back("findings not stored in " + index_path_ + ": " + e.what());

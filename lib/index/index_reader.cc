@@ -330,7 +330,8 @@ void IndexReader::Query(std::string_view sql,
   }
 }
 
-void StoreFindings(const std::string& path, const std::vector<StoredFinding>& findings) {
+void StoreFindings(const std::string& path, const std::vector<StoredFinding>& findings,
+                   const std::map<std::string, std::optional<std::string>>& meta) {
   sqlite3* db = OpenIndexConnection(path, true);
   struct Closer {
     sqlite3* db;
@@ -353,6 +354,20 @@ void StoreFindings(const std::string& path, const std::vector<StoredFinding>& fi
       ins.Run();
     }
     ins.Finalize();
+    for (const auto& [key, value] : meta) {
+      if (value) {
+        Statement set(db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)");
+        set.Bind(1, key);
+        set.Bind(2, *value);
+        set.Run();
+        set.Finalize();
+      } else {
+        Statement del(db, "DELETE FROM meta WHERE key = ?1");
+        del.Bind(1, key);
+        del.Run();
+        del.Finalize();
+      }
+    }
     Exec(db, "COMMIT");
   } catch (...) {
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,10 @@ struct StoredFinding {
   std::string severity;
   std::string json;
 };
-void StoreFindings(const std::string& path, const std::vector<StoredFinding>& findings);
+// `meta` rows are set (or deleted, for nullopt) in the same transaction, so
+// that what describes the stored set (its provenance) can never belong to
+// another process's findings.
+void StoreFindings(const std::string& path, const std::vector<StoredFinding>& findings,
+                   const std::map<std::string, std::optional<std::string>>& meta = {});
 
 }  // namespace casefile

@@ -281,5 +281,27 @@ TEST(WriterRows, StoreFindingsReplacesTheFindings) {
   }
 }
 
+// The meta rows that describe the stored set change with it, in the same
+// call: set, replaced, deleted.
+TEST(WriterRows, StoreFindingsWritesItsMetaRowsInTheSameTransaction) {
+  test::TempDir dir;
+  std::string path = dir.Join("index.db");
+  {
+    IndexWriter w(path);
+    int64_t f = w.AddFile(test::MakeFile(w.AddBundle(test::MakeBundle("b")), "a.log"));
+    w.AddLine(test::PlainLine(f, 1, "kept", 0));
+    w.Commit();
+  }
+  auto r = IndexReader::Open(path);
+  StoreFindings(path, {{"HANG", "hang", "error", "{}"}}, {{"findings_provenance", "set A"}});
+  EXPECT_EQ(r->Meta("findings_provenance"), "set A");
+  StoreFindings(path, {{"NAN", "numeric", "error", "{}"}}, {{"findings_provenance", "set B"}});
+  EXPECT_EQ(r->Meta("findings_provenance"), "set B");
+  EXPECT_EQ(QueryAll(*r, "SELECT code FROM findings"), (std::vector<Row>{{"NAN"}}));
+  StoreFindings(path, {}, {{"findings_provenance", std::nullopt}});
+  EXPECT_EQ(r->Meta("findings_provenance"), "");
+  EXPECT_EQ(QueryOne(*r, "SELECT count(*) FROM meta WHERE key = 'findings_provenance'"), "0");
+}
+
 }  // namespace
 }  // namespace casefile

@@ -94,7 +94,8 @@ class FindingBuilder:
 
     def emit(self):
         """Hands the finding to the analysis (the builder is spent, whatever
-        the result). ArgumentError when it has no evidence."""
+        the result). ArgumentError when it has no evidence: the finding is
+        dropped and the analyzer fails, even if the exception is caught."""
         handle = self._live()
         self._handle = ctypes.c_void_p()
         self._analysis._builders.discard(self)
@@ -211,29 +212,58 @@ _RUN_FN = _structs.ANALYZER_FN(_run_trampoline)
 _FREE_FN = _structs.FREE_PAYLOAD_FN(_free_trampoline)
 
 
+def _name_text(name):
+    # Decoded once: the str is the key of _by_name, and the atexit handler
+    # unregisters by it (a bytes name kept as "b'...'" would never match).
+    if isinstance(name, bytes):
+        return decode_text(name)
+    return str(name)
+
+
+def _optional_text(value):
+    # None is NULL: the library then uses its default ("1", no description).
+    return None if value is None else encode_text(value)
+
+
+def _text_list(values, what):
+    """The items of a sequence of str (or bytes), checked before anything is
+    registered: a lone str would otherwise become a list of its letters."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError("%s must be a sequence of str, not %s" % (what, type(values).__name__))
+    items = list(values)
+    for item in items:
+        if not isinstance(item, (str, bytes)):
+            raise TypeError("%s must hold str, not %s" % (what, type(item).__name__))
+    return items
+
+
 def register_analyzer(name, run, *, version="1", description="", needed_kinds=(), codes=()):
     """Registers `run(analysis)` as the analyzer `name` for every later
     analysis in this process.
 
-    ``needed_kinds``: file kinds it reads ("log", "trace", ...); none means it
-    always runs. ``codes``: the codes it may emit; none allows any valid code
-    that is not a built-in analyzer's. An exception raised by `run` fails
-    this analyzer only; the report gives the exception as the reason.
-    Callbacks run on the thread calling analyze (several at once if several
-    threads analyse). ArgumentError for a bad or taken name or code.
+    ``version`` and ``description``: None means the library's default ("1",
+    no description). ``needed_kinds``: file kinds it reads ("log", "trace",
+    ...); none means it always runs. ``codes``: the codes it may emit; none
+    allows any valid code that is not a built-in analyzer's. An exception
+    raised by `run` fails this analyzer only; the report gives the exception
+    as the reason. Callbacks run on the thread calling analyze (several at
+    once if several threads analyse). ArgumentError for a bad or taken name
+    or code, TypeError for arguments of the wrong type.
     """
     if not callable(run):
         raise TypeError("run must be callable")
+    name_text = _name_text(name)
+    # Everything that can raise on bad arguments happens before the callable
+    # enters _registry, so a refused call leaves nothing behind.
+    kinds, kind_count, keep_kinds = _structs.string_array(_text_list(needed_kinds, "needed_kinds"),
+                                                          encode_text)
+    code_array, code_count, keep_codes = _structs.string_array(_text_list(codes, "codes"), encode_text)
     number = next(_numbers)
-    with _registry_lock:
-        _registry[number] = _Registration(str(name), run)
-    kinds, kind_count, keep_kinds = _structs.string_array(list(needed_kinds), encode_text)
-    code_array, code_count, keep_codes = _structs.string_array(list(codes), encode_text)
     definition = _structs.AnalyzerDef(
         version=_structs.ANALYZER_DEF_VERSION,
-        name=encode_text(name),
-        analyzer_version=encode_text(version),
-        description=encode_text(description),
+        name=encode_text(name_text),
+        analyzer_version=_optional_text(version),
+        description=_optional_text(description),
         needed_kinds=kinds,
         needed_kind_count=kind_count,
         codes=code_array,
@@ -243,6 +273,8 @@ def register_analyzer(name, run, *, version="1", description="", needed_kinds=()
         payload=number,
     )
     err = ErrorSlot()
+    with _registry_lock:
+        _registry[number] = _Registration(name_text, run)
     try:
         status = lib().analyzer_register(ctypes.byref(definition), err.ref)
         check(status, err, allow_partial=False)
@@ -254,7 +286,9 @@ def register_analyzer(name, run, *, version="1", description="", needed_kinds=()
     finally:
         del keep_kinds, keep_codes
     with _registry_lock:
-        _by_name[str(name)] = number
+        # Another thread may already have unregistered it (free_payload ran).
+        if number in _registry:
+            _by_name[name_text] = number
 
 
 def unregister_analyzer(name):

@@ -114,7 +114,30 @@ class RegisteredAnalyzerTest(SharedIndexTest):
         report = self.analyze("pytest-bare")
         status = report.analyzer("pytest-bare")
         self.assertEqual(status.status, "failed")
-        self.assertIn("ArgumentError", status.reason)
+        # The library's reason (the first violation), not the Python
+        # exception's text: it names the code and what is missing.
+        self.assertIn("pytest.bare", status.reason)
+        self.assertIn("no evidence", status.reason)
+        self.assertEqual(report.findings, [])
+
+    def test_finding_without_evidence_fails_even_when_caught(self):
+        errors = []
+
+        def run(analysis):
+            try:
+                analysis.finding("pytest.bare", "error", "no evidence").emit()
+            except casefile.ArgumentError as e:
+                errors.append(e)  # caught, but the analyzer is still failed
+
+        self.register("pytest-bare-caught", run)
+        report = self.analyze("pytest-bare-caught")
+        self.assertEqual(len(errors), 1)
+        self.assertIn("evidence", str(errors[0]))
+        status = report.analyzer("pytest-bare-caught")
+        self.assertEqual(status.status, "failed")
+        self.assertIn("pytest.bare", status.reason)
+        self.assertIn("no evidence", status.reason)
+        self.assertEqual(report.findings, [])
 
     def test_evidence_that_does_not_exist(self):
         errors = []
@@ -245,6 +268,45 @@ class RegisteredAnalyzerTest(SharedIndexTest):
         self.assertEqual(len(extension._registry), count + 1)
         with self.assertRaises(casefile.ArgumentError):
             casefile.unregister_analyzer("hang")
+
+    def test_bad_arguments_leave_nothing_registered(self):
+        count = len(extension._registry)
+        refused = ({"needed_kinds": None}, {"codes": None}, {"needed_kinds": "log"},
+                   {"codes": ["pytest.badargs", 7]}, {"needed_kinds": 3})
+        for kwargs in refused:
+            with self.assertRaises(TypeError, msg=kwargs):
+                casefile.register_analyzer("pytest-badargs", lambda analysis: None, **kwargs)
+            # The binding's table did not keep the callable.
+            self.assertEqual(len(extension._registry), count, msg=kwargs)
+        # Nor did the library.
+        self.assertNotIn("pytest-badargs", extension._by_name)
+        self.assertNotIn("pytest-badargs", [a.name for a in casefile.analyzers()])
+        self.register("pytest-badargs", lambda analysis: None, needed_kinds=("log",))
+        self.assertEqual(len(extension._registry), count + 1)
+
+    def test_bytes_name_is_unregistered_at_exit(self):
+        self.register(b"pytest-bytes", lambda analysis: None)
+        self.assertIn("pytest-bytes", [a.name for a in casefile.analyzers()])
+        self.assertIn("pytest-bytes", extension._by_name)
+        self.assertTrue(all(isinstance(name, str) for name in extension._by_name))
+        # What the atexit handler does (this test registered the only Python
+        # analyzer there is now): the library must forget it.
+        extension._unregister_all_at_exit()
+        self.assertNotIn("pytest-bytes", [a.name for a in casefile.analyzers()])
+        self.assertNotIn("pytest-bytes", extension._by_name)
+        # Unregistering by bytes works too.
+        self.register(b"pytest-bytes", lambda analysis: None)
+        casefile.unregister_analyzer(b"pytest-bytes")
+        self.assertNotIn("pytest-bytes", extension._by_name)
+
+    def test_none_version_and_description_are_the_defaults(self):
+        self.register("pytest-defaults", lambda analysis: None, version=None, description=None)
+        info = next(a for a in casefile.analyzers() if a.name == "pytest-defaults")
+        self.assertEqual(info.description, "")  # not "None"
+        doc = json.loads(self.analyze("pytest-defaults").json)
+        entry = next(a for a in doc["analyzers"] if a["name"] == "pytest-defaults")
+        self.assertEqual(entry["version"], "1")  # the header's default for NULL
+        self.assertEqual(entry["status"], "ran")
 
 
 class PluginTest(unittest.TestCase):
