@@ -1,9 +1,11 @@
 // The analyzer list an analysis runs (registry.h, AllAnalyzers()): built-in,
-// then "rules", then external ones. The pointers handed out must outlive
-// the snapshot each call takes: built-in analyzers live for the process, an
-// external one until it is unregistered (the registry holds it till then),
-// and the rules analyzer's strings are interned here since the analyzer
-// object is replaced whenever a pack is added or removed.
+// then "rules", then external ones. The strings handed out must outlive the
+// snapshot each call takes, and an external analyzer (or the rules analyzer,
+// replaced whenever a pack is added or removed) may be released by another
+// thread the moment that snapshot is gone. So only built-in analyzers, which
+// live for the process, hand out their own strings; every other string is
+// interned here for the process, one copy per distinct text, which bounds
+// the memory by what was ever registered, not by how often it was asked.
 #include <mutex>
 #include <set>
 #include <string>
@@ -37,9 +39,7 @@ const char* AnalyzerString(size_t index, Field field) noexcept {
     if (index >= all.size()) return nullptr;
     const casefile::AnalyzerInfo& info = all[index]->info();
     const std::string& text = field == Field::kName ? info.name : info.description;
-    const bool registry_held =
-        IsBuiltin(all[index].get()) || !casefile::IsReservedAnalyzerName(info.name);
-    return registry_held ? text.c_str() : Intern(text);
+    return IsBuiltin(all[index].get()) ? text.c_str() : Intern(text);
   } catch (...) {
     return nullptr;
   }

@@ -47,11 +47,9 @@ casefile_status CheckBuilder(const char* function, casefile_finding_builder* bui
 
 // Takes a live builder out of its analysis and frees it.
 void ReleaseBuilder(casefile_finding_builder* builder) noexcept {
-  casefile::capi::RemoveLiveHandle(builder);
   auto& list = builder->analysis->builders;
   list.erase(std::remove(list.begin(), list.end(), builder), list.end());
-  builder->magic = casefile::capi::kDeadMagic;
-  delete builder;
+  casefile::capi::RetireBuilder(builder);
 }
 
 void AddEvidence(casefile_finding_builder* builder, int64_t file_id, int64_t line) {
@@ -297,9 +295,15 @@ casefile_status casefile_finding_builder_emit(casefile_finding_builder* builder,
   } free_builder{builder};
   return Guard(kFn, nullptr, err, [&]() -> casefile_status {
     if (builder->finding.evidence.empty()) {
-      throw Error(ErrorCode::kArgument, "finding " + builder->finding.code +
-                                            " has no evidence: add a line with "
-                                            "casefile_finding_builder_add_evidence first");
+      // A finding without evidence is a bug of the analyzer (casefile.h):
+      // like an undeclared code, it fails the analyzer whatever the callback
+      // returns, so the report says why instead of silently lacking it.
+      std::string message = "finding " + builder->finding.code +
+                            " has no evidence: add a line with "
+                            "casefile_finding_builder_add_evidence before emitting it";
+      casefile_analysis* analysis = builder->analysis;
+      if (analysis->violation.empty()) analysis->violation = message;
+      throw Error(ErrorCode::kArgument, std::move(message));
     }
     builder->analysis->context->Emit(std::move(builder->finding));
     return CASEFILE_OK;

@@ -1,6 +1,7 @@
 #include "external_analyzer.h"
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <unordered_set>
 
@@ -25,6 +26,39 @@ std::mutex& LiveMutex() {
 std::unordered_set<const void*>& LiveSet() {
   static auto* set = new std::unordered_set<const void*>();
   return *set;
+}
+
+// Dead handles whose memory is kept from the allocator (see RetireBuilder):
+// a fixed ring per type, so retiring never allocates. Guarded by LiveMutex().
+template <class Handle>
+struct Quarantine {
+  std::array<Handle*, kQuarantinedHandles> ring{};
+  size_t next = 0;
+  // Puts `handle` in and returns the one it pushes out (nullptr while the
+  // ring is filling), for the caller to delete outside the lock.
+  Handle* Push(Handle* handle) {
+    Handle* evicted = ring[next];
+    ring[next] = handle;
+    next = (next + 1) % ring.size();
+    return evicted;
+  }
+};
+template <class Handle>
+Quarantine<Handle>& QuarantineOf() {
+  static auto* q = new Quarantine<Handle>();  // never destroyed: late threads retire too
+  return *q;
+}
+
+template <class Handle>
+void Retire(Handle* handle) noexcept {
+  Handle* evicted = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(LiveMutex());
+    LiveSet().erase(handle);
+    handle->magic = kDeadMagic;
+    evicted = QuarantineOf<Handle>().Push(handle);
+  }
+  delete evicted;
 }
 
 // A copied C array of strings; `field` names it in messages.
@@ -110,8 +144,13 @@ std::shared_ptr<ExternalAnalyzer> ExternalAnalyzer::FromDef(const casefile_analy
   a->info_.version = def.analyzer_version != nullptr ? def.analyzer_version : "1";
   CheckVersionText(a->info_.version);
   a->info_.description = def.description != nullptr ? def.description : "";
-  if (a->info_.description.find_first_of("\r\n") != std::string::npos) {
-    throw Error(ErrorCode::kArgument, "the description must be one line");
+  // `casefile analyzers` prints it as it is: a line break, an escape
+  // sequence or any other control character would garble the terminal.
+  if (std::any_of(a->info_.description.begin(), a->info_.description.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    throw Error(ErrorCode::kArgument,
+                "the description must be one line without control characters (line breaks, "
+                "tabs, escape sequences)");
   }
   a->info_.needed_kinds = CopyStrings(def.needed_kinds, def.needed_kind_count, "def->needed_kinds");
   CheckKinds(a->info_.needed_kinds);
@@ -161,29 +200,32 @@ void ExternalAnalyzer::Run(AnalysisContext& ctx) const {
   // The handle and any builder the callback leaves behind are released on
   // every way out, and leave the live set first, so that a copy the
   // callback kept is refused from then on.
-  auto analysis = std::make_unique<casefile_analysis>();
-  analysis->analyzer = this;
-  analysis->context = &ctx;
+  // The memory of both goes to the quarantine (RetireAnalysis), so the
+  // next handles do not reuse their addresses.
   struct Release {
     casefile_analysis* a;
+    bool live = false;
     ~Release() {
-      RemoveLiveHandle(a);
-      a->magic = kDeadMagic;
-      for (casefile_finding_builder* b : a->builders) {
-        RemoveLiveHandle(b);
-        b->magic = kDeadMagic;
-        delete b;
-      }
+      for (casefile_finding_builder* b : a->builders) RetireBuilder(b);
       a->builders.clear();
+      if (live) {
+        RetireAnalysis(a);
+      } else {
+        delete a;
+      }
     }
-  } release{analysis.get()};
-  AddLiveHandle(analysis.get());
+  } release{new casefile_analysis()};
+  casefile_analysis* const analysis = release.a;
+  analysis->analyzer = this;
+  analysis->context = &ctx;
+  AddLiveHandle(analysis);
+  release.live = true;
 
   // A C callback cannot throw, but one written in C++ might; nothing may
   // unwind through C frames into the runner unannounced.
   int rc = 0;
   try {
-    rc = run_(analysis.get(), payload_);
+    rc = run_(analysis, payload_);
   } catch (...) {
     throw Error(ErrorCode::kInternal,
                 "the run callback of '" + info_.name + "' threw an exception");
@@ -201,9 +243,17 @@ void AddLiveHandle(const void* handle) {
   LiveSet().insert(handle);
 }
 
-void RemoveLiveHandle(const void* handle) {
-  std::lock_guard<std::mutex> lock(LiveMutex());
-  LiveSet().erase(handle);
+void RetireAnalysis(casefile_analysis* analysis) noexcept {
+  // Its strings and lists are released now; only the block is held.
+  analysis->error = std::string();
+  analysis->violation = std::string();
+  analysis->builders = std::vector<casefile_finding_builder*>();
+  Retire(analysis);
+}
+
+void RetireBuilder(casefile_finding_builder* builder) noexcept {
+  builder->finding = Finding();
+  Retire(builder);
 }
 
 bool IsLiveHandle(const void* handle) {

@@ -60,11 +60,21 @@ bool IsValidAnalyzerName(std::string_view name);
 bool IsValidFindingCode(std::string_view code);
 
 // The analysis and builder handles alive now. Entry points look a handle up
-// here before reading it, so a handle used after its callback returned (its
-// memory freed) is refused instead of read. Thread-safe.
+// here before reading it, so a handle used after its callback returned (or
+// after it was emitted or freed) is refused instead of read. Thread-safe.
 void AddLiveHandle(const void* handle);
-void RemoveLiveHandle(const void* handle);
 bool IsLiveHandle(const void* handle);
+
+// End a handle's life: it leaves the live set, its magic becomes kDeadMagic
+// and its contents are released. Its memory is then held in a bounded
+// quarantine (kQuarantinedHandles of each type, oldest freed first) rather
+// than freed, so the allocator cannot give the same address to one of the
+// next handles: a stale handle is detected as long as fewer than that many
+// handles of its type died after it. Past that, detection is best effort.
+// Thread-safe; never throws.
+inline constexpr size_t kQuarantinedHandles = 256;
+void RetireAnalysis(casefile_analysis* analysis) noexcept;
+void RetireBuilder(casefile_finding_builder* builder) noexcept;
 
 // While a plugin's init runs on this thread: the names it registers, so a
 // failing init can be undone. nullptr otherwise. Set by plugin_c.cc, filled

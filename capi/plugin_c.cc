@@ -32,6 +32,10 @@ struct Loaded {
   std::recursive_mutex mutex;
   std::set<std::string> ok;
   std::map<std::string, std::string> failed;
+  // Plugins whose init is running now (on the thread holding the mutex):
+  // an init that loads its own file again, directly or through another
+  // plugin, would otherwise recurse until the stack runs out.
+  std::set<std::string> loading;
 };
 
 Loaded& State() {
@@ -93,6 +97,10 @@ bool LoadPlugin(const std::string& path) {
   if (auto it = state.failed.find(real); it != state.failed.end()) {
     throw Error(ErrorCode::kPlugin, it->second);
   }
+  if (state.loading.count(real)) {
+    throw Error(ErrorCode::kPlugin,
+                "plugin " + path + " is already being loaded (its init loads it again)");
+  }
   struct stat st {};
   if (::stat(real.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     throw Error(ErrorCode::kPlugin, "plugin " + path + " is a directory, not a shared object");
@@ -129,6 +137,7 @@ bool LoadPlugin(const std::string& path) {
   // Names the init registers on this thread, to undo them if it fails.
   std::vector<std::string> registered;
   std::vector<std::string>*& recorder = casefile::capi::PluginRegistrations();
+  state.loading.insert(real);  // may throw: before anything needs undoing
   std::vector<std::string>* outer = recorder;
   recorder = &registered;
   int rc = 0;
@@ -138,6 +147,7 @@ bool LoadPlugin(const std::string& path) {
   } catch (...) {
     threw = true;
   }
+  state.loading.erase(real);
   recorder = outer;
   if (rc == 0 && !threw) {
     state.ok.insert(real);

@@ -282,8 +282,9 @@ CASEFILE_API casefile_status casefile_session_query(casefile_session* session, c
  * external ones in the order they were registered. */
 CASEFILE_API size_t casefile_analyzer_count(void);
 /* Name and one-line description of analyzer `index`, or NULL when
- * index >= casefile_analyzer_count(). Built-in strings are static; an
- * external analyzer's stay valid until it is unregistered. */
+ * index >= casefile_analyzer_count(). The strings stay valid for the
+ * process, even after the analyzer is unregistered (the library keeps one
+ * copy of each distinct string). */
 CASEFILE_API const char* casefile_analyzer_name(size_t index);
 CASEFILE_API const char* casefile_analyzer_description(size_t index);
 
@@ -677,7 +678,8 @@ typedef struct casefile_analyzer_def {
   /* Bump it when the findings change (stored findings are reused only while
    * every analyzer's version is the same). NULL means "1". */
   const char* analyzer_version;
-  /* One line for `casefile analyzers`; may be NULL. */
+  /* One line for `casefile analyzers`, without control characters (no
+   * line break, tab or escape sequence); may be NULL. */
   const char* description;
   /* The file kinds it reads ("log", "trace", "hlo", "config", "version",
    * "sysinfo", "other"; docs/SCHEMA.md). The analyzer is "not_applicable"
@@ -691,7 +693,8 @@ typedef struct casefile_analyzer_def {
   size_t code_count;
   casefile_analyzer_fn run;
   /* Called once with `payload` when the analyzer is unregistered (or never,
-   * if it stays registered until the process exits); may be NULL. */
+   * if it stays registered until the process exits), on the thread that
+   * lets go of it last (docs/EXTENDING.md); may be NULL. */
   void (*free_payload)(void* payload);
   void* payload;
 } casefile_analyzer_def;
@@ -701,9 +704,10 @@ typedef struct casefile_analyzer_def {
 
 /* Registers an analyzer; every string and array of `def` is copied.
  * Returns CASEFILE_E_ARGUMENT for a missing run callback, an invalid or
- * already registered name (built-in names and "rules" included) or an
- * invalid code, CASEFILE_E_VERSION for an unknown def->version. On failure
- * free_payload is not called. */
+ * already registered name (built-in names and "rules" included), an
+ * invalid code or a description with a control character,
+ * CASEFILE_E_VERSION for an unknown def->version. On failure free_payload
+ * is not called. */
 CASEFILE_API casefile_status casefile_analyzer_register(const casefile_analyzer_def* def,
                                                         casefile_error** err);
 
@@ -754,7 +758,8 @@ CASEFILE_API casefile_status casefile_finding_builder_add_evidence_path(
     casefile_finding_builder* builder, const char* bundle, const char* path, int64_t line,
     casefile_error** err);
 /* Hands the finding to the analysis and frees the builder, whatever the
- * result. Returns CASEFILE_E_ARGUMENT when it has no evidence. */
+ * result. Returns CASEFILE_E_ARGUMENT when it has no evidence, which also
+ * fails the analyzer (a finding without evidence is a bug). */
 CASEFILE_API casefile_status casefile_finding_builder_emit(casefile_finding_builder* builder,
                                                            casefile_error** err);
 /* Discards a finding not emitted. */

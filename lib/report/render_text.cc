@@ -93,7 +93,7 @@ std::string RenderText(const Report& report, bool color) {
     for (const auto& f : report.findings) {
       if (f.severity != s) continue;
       out += st.Wrap(SeverityColor(s), "[" + std::string(SeverityName(s)) + "] " + f.code) + "  " +
-             st.Wrap("1", f.title) + "\n";
+             st.Wrap("1", OneLine(f.title, 1000)) + "\n";
       // External analyzers may leave the summary empty: no blank line then.
       if (!f.summary.empty()) out += "  " + OneLine(f.summary, 4000) + "\n";
       if (!f.culprits.empty()) {

@@ -223,6 +223,74 @@ TEST_F(ExtensionsCliTest, MissingPluginOrValue) {
   EXPECT_TRUE(Contains(r.err, "--plugins")) << r.err;
 }
 
+TEST_F(ExtensionsCliTest, HelpSkipsExtensionFlags) {
+  // The flags change no help text: skipped (not loaded, so a missing file
+  // is no error), and the topic is the command after them.
+  const std::string missing = dir_.Join("nowhere/site.json");
+  CliRun r = Cli({"--rules", missing, "help", "analyze"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("Usage: casefile analyze BUNDLE...", 0), 0u) << r.out;
+  r = Cli({"--plugin=" + kExamplePlugin, "help", "--rules", missing, "query"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Usage: casefile query BUNDLE...", 0), 0u) << r.out;
+  // Without a topic: the main help.
+  r = Cli({"--plugin", kExamplePlugin, "help"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Usage: casefile COMMAND", 0), 0u) << r.out;
+  // An unknown topic is still named.
+  r = Cli({"--rules", missing, "help", "analyse"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("casefile: unknown command 'analyse'", 0), 0u) << r.err;
+}
+
+TEST_F(ExtensionsCliTest, FlagBeforeTheCommandWithoutItsValue) {
+  // "casefile --plugin analyze DIR": the path was forgotten; "analyze" is
+  // not taken for it (which would make DIR the command).
+  CliRun r = Cli({"--plugin", "analyze", kBundle});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(Contains(r.err, "--plugin needs a file path")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "\"analyze\" is a command")) << r.err;
+  r = Cli({"--rules", "help"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Contains(r.err, "--rules needs a file path")) << r.err;
+  // A following flag is a missing value too, as after the command.
+  r = Cli({"--plugin", "--rules", dir_.Join("site.json"), "analyzers"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Contains(r.err, "--plugin needs a file path")) << r.err;
+  r = Cli({"--rules"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Contains(r.err, "--rules needs a file path")) << r.err;
+  // A path that merely starts like a command is a path.
+  r = Cli({"--plugin", dir_.Join("analyze"), "analyzers"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(Contains(r.err, dir_.Join("analyze"))) << r.err;
+  // The flag before the command still works.
+  r = Cli({"--plugin", kExamplePlugin, "analyzers"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "example-disk")) << r.out;
+}
+
+TEST_F(ExtensionsCliTest, NoFlagsAfterTheEndOfOptions) {
+  // After "--" every argument is the command's: SQL may start with a
+  // comment that looks like a flag.
+  const std::string index = dir_.Join("q.db");
+  CliRun r = Cli({"query", "--index", index, "--format", "csv", kBundle, "--",
+                  "--rules=site.json\nSELECT 42 AS answer"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "answer\n42\n");
+  r = Cli({"query", "--index", index, "--format", "csv", "--plugin", kExamplePlugin, kBundle, "--",
+           "--plugin\nSELECT 7 AS seven"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "seven\n7\n");
+  // A flag before "--" is still taken, and its value is checked.
+  r = Cli({"query", "--index", index, kBundle, "--rules", "--", "SELECT 1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Contains(r.err, "--rules needs a file path")) << r.err;
+}
+
 TEST_F(ExtensionsCliTest, DiffTakesFlagsOnBothSides) {
   // A good run without the disk problem: the finding is new in the bad run.
   const std::string good = dir_.Join("good");

@@ -135,6 +135,43 @@ TEST_F(RulesCliTest, CheckValidAndInvalidPacks) {
                        good + ": valid\n");
 }
 
+// A built-in pack's own file checks clean on its own merits: its name is
+// the built-in pack's (a note, since adding it would be refused) and its
+// codes conflict with no other pack.
+TEST_F(RulesCliTest, CheckTheBuiltinPackFile) {
+  const std::string builtin = CASEFILE_SOURCE_DIR "/lib/analyze/rules/packs/runtime.json";
+  CliRun r = Cli({"rules", "check", builtin});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, builtin + ": valid\n" + builtin +
+                       ": note: \"builtin-runtime\" is the name of a built-in rule pack: "
+                       "--rules and casefile_rules_add_file refuse a pack of that name\n");
+  // Adding it is what is refused.
+  r = Cli({"--rules", builtin, "rules", "list"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Contains(r.err, "\"builtin-runtime\" is the name of a built-in rule pack")) << r.err;
+
+  // Under another name its codes are the built-in pack's: a conflict.
+  std::string copy = ReadFile(builtin);
+  const std::string name = "\"name\": \"builtin-runtime\"";
+  ASSERT_NE(copy.find(name), std::string::npos);
+  copy.replace(copy.find(name), name.size(), "\"name\": \"site-runtime\"");
+  const std::string renamed = dir_.Join("site-runtime.json");
+  WriteFile(renamed, copy);
+  r = Cli({"rules", "check", renamed});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(Contains(r.out, renamed + ":")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "runtime.disk_full")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "the built-in rule pack 'builtin-runtime'")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "note:")) << r.out;
+
+  // A pack of another name gets no note.
+  const std::string site = dir_.Join("site.json");
+  WriteFile(site, kSitePack);
+  r = Cli({"rules", "check", site});
+  EXPECT_EQ(r.out, site + ": valid\n");
+}
+
 TEST_F(RulesCliTest, CheckSyntaxErrorAndMissingFile) {
   const std::string broken = dir_.Join("broken.json");
   WriteFile(broken, "{\n  \"casefile_rules\": 1\n  \"name\": \"x\"\n}\n");

@@ -4,13 +4,15 @@
  * that reads the index through SQL and emits a finding (seen through the
  * report accessors and in the JSON and text renders), callbacks that fail
  * or break their declaration, not_applicable analyzers, payload lifetime,
- * handles used after their callback returned, the provenance of stored
- * findings, and plugins loaded, loaded twice and refused.
+ * handles used after their callback returned (also once their memory could
+ * be handed to the next handle), analyzer strings kept after unregistering,
+ * the provenance of stored findings, and plugins loaded, loaded twice,
+ * refused, and loading themselves from their init.
  *
  * Arguments: EXAMPLE_PLUGIN GOOD_DIR NEWER_ABI INFO_VERSION NO_ENTRY
- * INIT_FAILS (paths of the plugins built by CMakeLists.txt; GOOD_DIR holds
- * the example plugin alone). The bundles are written at test time into a
- * fresh temporary directory.
+ * INIT_FAILS SELF CYCLE_A CYCLE_B (paths of the plugins built by
+ * CMakeLists.txt; GOOD_DIR holds the example plugin alone). The bundles are written at test time
+ * into a fresh temporary directory.
  */
 #define _XOPEN_SOURCE 700
 
@@ -404,8 +406,9 @@ static void check_callback_errors(casefile_analysis* a, const struct disk_rows* 
   CHECK_FAILS(casefile_finding_builder_add_evidence(NULL, rows->file_id[0], 1, &err_),
               CASEFILE_E_ARGUMENT, NULL);
 
-  /* No evidence: refused, and the builder is gone all the same. */
-  CHECK_FAILS(casefile_finding_builder_emit(b, &err_), CASEFILE_E_ARGUMENT, "no evidence");
+  /* (Emitting it now, without evidence, would fail the analyzer: see
+   * run_no_evidence.) */
+  casefile_finding_builder_free(b);
   CHECK_FAILS(casefile_finding_builder_set_summary(b, "s", &err_), CASEFILE_E_MISUSE, NULL);
   CHECK_FAILS(casefile_finding_builder_emit(NULL, &err_), CASEFILE_E_ARGUMENT, NULL);
 
@@ -515,6 +518,99 @@ static int run_builtin_code(casefile_analysis* a, void* payload) {
   return 0;
 }
 
+/* t-no-evidence: emits a finding with evidence, then one without and,
+ * ignoring the refusal, returns 0: a finding without evidence is a bug of
+ * the analyzer, so it fails, and its findings are dropped. */
+static int run_no_evidence(casefile_analysis* a, void* payload) {
+  casefile_finding_builder* b = NULL;
+  (void)payload;
+  CHECK_STATUS(
+      casefile_finding_builder_new(&b, a, "t.cited", CASEFILE_SEVERITY_WARNING, "cited", NULL),
+      CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_add_evidence_path(b, NULL, DISK_LOG, 4, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_emit(b, NULL), CASEFILE_OK);
+  CHECK_STATUS(
+      casefile_finding_builder_new(&b, a, "t.uncited", CASEFILE_SEVERITY_ERROR, "uncited", NULL),
+      CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_set_summary(b, "no line says so", NULL), CASEFILE_OK);
+  CHECK_FAILS(casefile_finding_builder_emit(b, &err_), CASEFILE_E_ARGUMENT,
+              "t.uncited has no evidence");
+  /* Gone all the same. */
+  CHECK_FAILS(casefile_finding_builder_set_summary(b, "s", &err_), CASEFILE_E_MISUSE, NULL);
+  return 0;
+}
+
+/* t-keep then t-reuse, run one after the other in one analysis: t-keep
+ * keeps its handle; t-reuse, whose own handle may well be allocated where
+ * t-keep's was, must see the kept one refused. */
+static casefile_analysis* g_kept_analysis;
+static int g_reuse_ran;
+
+static int run_keep(casefile_analysis* a, void* payload) {
+  (void)payload;
+  g_kept_analysis = a;
+  return 0;
+}
+
+static int run_reuse(casefile_analysis* a, void* payload) {
+  casefile_finding_builder* b = NULL;
+  (void)payload;
+  g_reuse_ran = 1;
+  CHECK(g_kept_analysis != NULL);
+  CHECK_FAILS(casefile_finding_builder_new(&b, g_kept_analysis, "t.kept", CASEFILE_SEVERITY_ERROR,
+                                           "from the kept handle", &err_),
+              CASEFILE_E_MISUSE, "live analysis handle");
+  CHECK(b == NULL);
+  CHECK_FAILS(casefile_analysis_query(g_kept_analysis, "SELECT 1", NULL, NULL, &err_),
+              CASEFILE_E_MISUSE, NULL);
+  /* Its own handle works. */
+  CHECK_STATUS(casefile_analysis_query(a, "SELECT 1", NULL, NULL, NULL), CASEFILE_OK);
+  return 0;
+}
+
+/* t-stale-free: frees a builder it already emitted (a mistake) while a
+ * second builder, likely at the same address, is open: the mistake must
+ * not free the second one. */
+static int run_stale_free(casefile_analysis* a, void* payload) {
+  casefile_finding_builder *first = NULL, *second = NULL;
+  (void)payload;
+  CHECK_STATUS(
+      casefile_finding_builder_new(&first, a, "t.first", CASEFILE_SEVERITY_INFO, "first", NULL),
+      CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_add_evidence_path(first, NULL, DISK_LOG, 1, NULL),
+               CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_emit(first, NULL), CASEFILE_OK);
+  CHECK_STATUS(
+      casefile_finding_builder_new(&second, a, "t.second", CASEFILE_SEVERITY_INFO, "second", NULL),
+      CASEFILE_OK);
+  CHECK(second != first); /* the emitted builder's memory is not reused at once */
+  casefile_finding_builder_free(first);
+  CHECK_FAILS(casefile_finding_builder_emit(first, &err_), CASEFILE_E_MISUSE, NULL);
+  CHECK_STATUS(casefile_finding_builder_add_evidence_path(second, NULL, DISK_LOG, 2, NULL),
+               CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_emit(second, NULL), CASEFILE_OK);
+  return 0;
+}
+
+/* t-title: a title, summary and culprit holding line breaks, an escape
+ * sequence, DEL and bytes that are not UTF-8 (an external analyzer may
+ * copy them from a log). The text report must keep each on one line and
+ * print no control character; JSON escapes them. */
+static const char kNastyTitle[] = "first\nSECOND LINE \x1b[31mred\x1b[0m\x7f bad\xff\xfe utf8";
+
+static int run_title(casefile_analysis* a, void* payload) {
+  casefile_finding_builder* b = NULL;
+  (void)payload;
+  CHECK_STATUS(
+      casefile_finding_builder_new(&b, a, "t.title", CASEFILE_SEVERITY_ERROR, kNastyTitle, NULL),
+      CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_set_summary(b, "sum\r\nmary \x1b]0;title\x07", NULL),
+               CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_add_evidence_path(b, NULL, DISK_LOG, 3, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_finding_builder_emit(b, NULL), CASEFILE_OK);
+  return 0;
+}
+
 /* t-ambiguous: a path held by two bundles needs the bundle's name. */
 static int run_ambiguous(casefile_analysis* a, void* payload) {
   casefile_finding_builder* b = NULL;
@@ -603,6 +699,25 @@ static void test_register_errors(void) {
   def = def_named("t-twolines", run_nothing, &c);
   def.description = "first\nsecond";
   CHECK_FAILS(casefile_analyzer_register(&def, &err_), CASEFILE_E_ARGUMENT, "one line");
+  /* `casefile analyzers` prints the description as it is: no control
+   * character of any kind. */
+  {
+    static const char* const kControl[] = {
+        "carriage\rreturn", "tab\tseparated", "\x1b[31mred\x1b[0m",
+        "bell\x07",         "del\x7f",        "trailing newline\n"};
+    for (i = 0; i < COUNT(kControl); ++i) {
+      def = def_named("t-control", run_nothing, &c);
+      def.description = kControl[i];
+      CHECK_FAILS(casefile_analyzer_register(&def, &err_), CASEFILE_E_ARGUMENT, "control");
+    }
+    /* Printable text beyond ASCII is fine. */
+    def = def_named("t-utf8", run_nothing, NULL);
+    def.description =
+        "d\xc3\xa9"
+        "bit: 10 \xc2\xb5s per step";
+    CHECK_STATUS(casefile_analyzer_register(&def, NULL), CASEFILE_OK);
+    CHECK_STATUS(casefile_analyzer_unregister("t-utf8", NULL), CASEFILE_OK);
+  }
 
   /* Kinds. */
   def = def_named("t-kinds", run_nothing, &c);
@@ -662,14 +777,14 @@ static void test_register_errors(void) {
 }
 
 /* The list: external analyzers after the built-in ones and "rules", in
- * registration order; their strings stay put while registered; the payload
- * is freed once, on unregistration. */
+ * registration order; their strings stay put, even after unregistration;
+ * the payload is freed once, on unregistration. */
 static void test_list_and_payload(void) {
   struct counter c1 = {0, 0}, c2 = {0, 0};
   casefile_analyzer_def def;
   size_t before = casefile_analyzer_count();
-  size_t hang_at = 0, first_at = 0, second_at = 0;
-  const char* description;
+  size_t hang_at = 0, first_at = 0, second_at = 0, long_at = 0;
+  const char *description, *long_name, *long_description;
 
   def = def_named("t-list-1", run_nothing, &c1);
   def.description = "first external";
@@ -690,8 +805,28 @@ static void test_list_and_payload(void) {
   CHECK_STATUS(casefile_analyzer_register(&def, NULL), CASEFILE_OK);
   CHECK(casefile_analyzer_description(first_at) == description);
 
+  /* Long enough to live on the heap, not inside a string object. */
+  def = def_named("t-list-long-name-that-the-library-must-keep-valid", run_nothing, NULL);
+  def.description = "a description long enough to be allocated on the heap, kept for the process";
+  CHECK_STATUS(casefile_analyzer_register(&def, NULL), CASEFILE_OK);
+  CHECK(analyzer_listed(def.name, &long_at));
+  long_name = casefile_analyzer_name(long_at);
+  long_description = casefile_analyzer_description(long_at);
+
   CHECK_STATUS(casefile_analyzer_unregister("t-list-1", NULL), CASEFILE_OK);
   CHECK(c1.frees == 1 && c2.frees == 0);
+  /* The strings handed out stay valid after unregistering (another thread
+   * may unregister at any time); analyzers with strings of the same sizes
+   * are registered meanwhile, to take over any memory that was freed. */
+  CHECK_STATUS(casefile_analyzer_unregister(def.name, NULL), CASEFILE_OK);
+  def = def_named("t-list-other-name-that-takes-over-the-freed-memory", run_nothing, NULL);
+  def.description = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX";
+  CHECK_STATUS(casefile_analyzer_register(&def, NULL), CASEFILE_OK);
+  CHECK(strcmp(description, "first external") == 0);
+  CHECK(strcmp(long_name, "t-list-long-name-that-the-library-must-keep-valid") == 0);
+  CHECK(strcmp(long_description,
+               "a description long enough to be allocated on the heap, kept for the process") == 0);
+  CHECK_STATUS(casefile_analyzer_unregister(def.name, NULL), CASEFILE_OK);
   CHECK(!analyzer_listed("t-list-1", NULL));
   CHECK(analyzer_listed("t-list-2", NULL));
   CHECK_FAILS(casefile_analyzer_unregister("t-list-1", &err_), CASEFILE_E_UNKNOWN_ANALYZER, NULL);
@@ -757,6 +892,16 @@ static void test_analysis(void) {
   def.needed_kinds = kHlo;
   def.needed_kind_count = 1;
   register_def(&def);
+  def = def_named("t-no-evidence", run_no_evidence, NULL);
+  register_def(&def);
+  def = def_named("t-keep", run_keep, NULL);
+  register_def(&def);
+  def = def_named("t-reuse", run_reuse, NULL);
+  register_def(&def);
+  def = def_named("t-stale-free", run_stale_free, NULL);
+  register_def(&def);
+  def = def_named("t-title", run_title, NULL);
+  register_def(&def);
 
   inputs[0] = g_disk;
   s = open_indexed(inputs, 1, "disk.db");
@@ -793,6 +938,21 @@ static void test_analysis(void) {
   CHECK(strcmp(analyzer_status(r, "t-na", &reason, NULL), "not_applicable") == 0);
   CHECK(strcmp(reason, "no hlo files in the bundle") == 0);
   CHECK(na.runs == 0);
+  CHECK(strcmp(analyzer_status(r, "t-no-evidence", &reason, NULL), "failed") == 0);
+  CHECK(contains(reason, "finding t.uncited has no evidence"));
+  CHECK(find_code(r, "t.cited") == NULL);
+  CHECK(find_code(r, "t.uncited") == NULL);
+  CHECK(g_reuse_ran);
+  CHECK(strcmp(analyzer_status(r, "t-keep", NULL, NULL), "ran") == 0);
+  CHECK(strcmp(analyzer_status(r, "t-reuse", NULL, NULL), "ran") == 0);
+  CHECK(find_code(r, "t.kept") == NULL);
+  CHECK(strcmp(analyzer_status(r, "t-stale-free", &reason, NULL), "ran") == 0);
+  CHECK(find_code(r, "t.first") != NULL);
+  CHECK(find_code(r, "t.second") != NULL);
+  CHECK(strcmp(analyzer_status(r, "t-title", NULL, NULL), "ran") == 0);
+  f = find_code(r, "t.title");
+  CHECK(f != NULL);
+  CHECK(strcmp(casefile_finding_title(f), kNastyTitle) == 0); /* the API gives it as emitted */
 
   /* Every render shows it like a built-in finding. */
   CHECK_STATUS(casefile_report_render(&json, r, CASEFILE_FORMAT_JSON, NULL), CASEFILE_OK);
@@ -805,6 +965,18 @@ static void test_analysis(void) {
   CHECK(contains(text, "t.disk"));
   CHECK(contains(text, "Disk full on node-3"));
   CHECK(contains(text, DISK_LOG));
+  /* The nasty title on one line, without control characters; the invalid
+   * bytes replaced. */
+  CHECK(contains(text, "  first SECOND LINE ?[31mred?[0m? bad"));
+  CHECK(contains(text, " utf8\n"));
+  CHECK(!contains(text, "first\nSECOND"));
+  CHECK(!contains(text, "\x1b"));
+  CHECK(!contains(text, "\x7f"));
+  CHECK(!contains(text, "\xff"));
+  CHECK(!contains(text, "\a"));
+  CHECK(contains(text, "sum  mary ?]0;title?"));
+  /* JSON escapes the control characters. */
+  CHECK(contains(json, "first\\nSECOND LINE \\u001b[31mred"));
   casefile_string_free(json);
   casefile_string_free(text);
   casefile_report_free(r);
@@ -846,6 +1018,11 @@ static void test_analysis(void) {
   CHECK_STATUS(casefile_analyzer_unregister("t-builtin-code", NULL), CASEFILE_OK);
   CHECK_STATUS(casefile_analyzer_unregister("t-na", NULL), CASEFILE_OK);
   CHECK(na.frees == 1);
+  CHECK_STATUS(casefile_analyzer_unregister("t-no-evidence", NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_analyzer_unregister("t-keep", NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_analyzer_unregister("t-reuse", NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_analyzer_unregister("t-stale-free", NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_analyzer_unregister("t-title", NULL), CASEFILE_OK);
   CHECK(sql.frees == 0);
   CHECK_STATUS(casefile_analyzer_unregister("t-sql", NULL), CASEFILE_OK);
   CHECK(sql.frees == 1);
@@ -944,6 +1121,36 @@ static void test_provenance(void) {
 /* ---------------------------------------------------------------------- */
 /* Plugins                                                                */
 /* ---------------------------------------------------------------------- */
+
+/* Inits that load a plugin whose init is running: refused, never run
+ * twice. The plugins register "<tag>-<outcome>" (reentrant_plugin.c). */
+static void test_reentrant_plugins(const char* self, const char* cycle_a, const char* cycle_b) {
+  size_t before = casefile_analyzer_count();
+  CHECK(setenv("CASEFILE_TEST_SELF", self, 1) == 0);
+  CHECK(setenv("CASEFILE_TEST_CYCLE_A", cycle_a, 1) == 0);
+  CHECK(setenv("CASEFILE_TEST_CYCLE_B", cycle_b, 1) == 0);
+  /* Itself: its init's nested load is refused; the outer load succeeds. */
+  CHECK_STATUS(casefile_plugin_load(self, NULL), CASEFILE_OK);
+  CHECK(analyzer_listed("self-refused", NULL));
+  CHECK(casefile_analyzer_count() == before + 1);
+  /* Loaded now: loading it again does nothing (its init does not run). */
+  CHECK_STATUS(casefile_plugin_load(self, NULL), CASEFILE_OK);
+  CHECK(casefile_analyzer_count() == before + 1);
+  /* A cycle: A's init loads B, whose init loads A again: refused there;
+   * B and then A load. */
+  CHECK_STATUS(casefile_plugin_load(cycle_a, NULL), CASEFILE_OK);
+  CHECK(analyzer_listed("cycle-b-refused", NULL));
+  CHECK(analyzer_listed("cycle-a-loaded-next", NULL));
+  CHECK(casefile_analyzer_count() == before + 3);
+  /* Both are loaded: neither init runs again. */
+  CHECK_STATUS(casefile_plugin_load(cycle_b, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_plugin_load(cycle_a, NULL), CASEFILE_OK);
+  CHECK(casefile_analyzer_count() == before + 3);
+  CHECK_STATUS(casefile_analyzer_unregister("self-refused", NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_analyzer_unregister("cycle-b-refused", NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_analyzer_unregister("cycle-a-loaded-next", NULL), CASEFILE_OK);
+  CHECK(casefile_analyzer_count() == before);
+}
 
 static void test_plugins(const char* example, const char* good_dir, const char* newer_abi,
                          const char* info_version, const char* no_entry, const char* init_fails) {
@@ -1048,9 +1255,10 @@ static void test_plugins(const char* example, const char* good_dir, const char* 
 }
 
 int main(int argc, char** argv) {
-  if (argc != 7) {
+  if (argc != 10) {
     fprintf(stderr,
-            "usage: %s EXAMPLE_PLUGIN GOOD_DIR NEWER_ABI INFO_VERSION NO_ENTRY INIT_FAILS\n",
+            "usage: %s EXAMPLE_PLUGIN GOOD_DIR NEWER_ABI INFO_VERSION NO_ENTRY INIT_FAILS SELF "
+            "CYCLE_A CYCLE_B\n",
             argv[0]);
     return 2;
   }
@@ -1061,6 +1269,7 @@ int main(int argc, char** argv) {
   test_ambiguous_path();
   test_provenance();
   test_plugins(argv[1], argv[2], argv[3], argv[4], argv[5], argv[6]);
+  test_reentrant_plugins(argv[7], argv[8], argv[9]);
   remove_inputs();
   printf("%d checks passed\n", g_passed);
   return 0;

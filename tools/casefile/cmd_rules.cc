@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +30,10 @@ command with --rules FILE.
 
   list    the packs in use and their rules: the built-in packs, then those
           given with --rules. JSON is the shape of docs/RULES.md, "Listing".
-  check   validates each FILE against the packs in use, printing every error
-          as FILE:LINE:COLUMN: message, or "FILE: valid".
+  check   validates each FILE on its own and against the other packs in
+          use, printing every error as FILE:LINE:COLUMN: message, or
+          "FILE: valid". A FILE named like a built-in pack (a copy of
+          one) is valid, with a note that --rules would refuse it.
 
 Options:
   --format F   list output: text (default) or json
@@ -233,6 +237,25 @@ int RunList(const Args& args) {
   return kExitOk;
 }
 
+// The name a valid pack file declares when a built-in pack has it (a copy
+// of a built-in pack: valid on its own, refused when added), else "".
+std::string BuiltinNameOf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const std::string name = JsonReader(text).Read()["name"].text;
+  if (name.empty()) return "";
+  // Named locals: a temporary in a range-for's init would die before the
+  // loop reads it.
+  const std::string described = Describe();
+  const Json root = JsonReader(described).Read();
+  for (const Json& pack : root["packs"].items) {
+    if (pack["builtin"].boolean && pack["name"].text == name) return name;
+  }
+  return "";
+}
+
 int RunCheck(const Args& args) {
   const auto& files = args.positional();
   if (files.size() < 2) throw UsageError("rules", "check needs at least one FILE");
@@ -243,6 +266,12 @@ int RunCheck(const Args& args) {
     const casefile_status status = casefile_rules_check_file(files[i].c_str(), &err);
     if (status == CASEFILE_OK) {
       std::printf("%s: valid\n", TerminalSafe(files[i]).c_str());
+      if (const std::string builtin = BuiltinNameOf(files[i]); !builtin.empty()) {
+        std::printf(
+            "%s: note: \"%s\" is the name of a built-in rule pack: --rules and "
+            "casefile_rules_add_file refuse a pack of that name\n",
+            TerminalSafe(files[i]).c_str(), TerminalSafe(builtin).c_str());
+      }
       continue;
     }
     const std::string message = err ? casefile_error_message(err) : "";

@@ -1,9 +1,13 @@
 // --plugin / --rules on any command, and CASEFILE_PLUGIN_PATH. The flags are
-// taken out wherever they appear (diff has flags on both sides of its "--"),
-// so the command never sees them; loading goes through the C API only.
+// taken out wherever they appear before a bare "--" (and after it for diff,
+// which has flags on both sides of its "--"), so the command never sees
+// them; loading goes through the C API only.
 #include "extensions.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,37 +47,70 @@ void RecordOrigin(const std::vector<std::string>& before, const std::string& ori
   }
 }
 
+// One extension flag at args[at]: which list it feeds, its value and how
+// many arguments it spans.
+struct FlagAt {
+  bool plugin = false;  // else --rules
+  std::string value;
+  size_t width = 1;
+};
+
+// The extension flag at args[at], or nullopt when there is none. Throws
+// UsageError for a flag without a value (see IsExtensionFlagAt).
+std::optional<FlagAt> ParseFlagAt(const CommandArgs& args, size_t at,
+                                  const std::vector<std::string>& commands) {
+  const std::string& arg = args[at];
+  FlagAt flag;
+  std::string_view name;
+  if (arg.rfind("--plugin", 0) == 0) {
+    flag.plugin = true;
+    name = "--plugin";
+  } else if (arg.rfind("--rules", 0) == 0) {
+    name = "--rules";
+  } else {
+    return std::nullopt;
+  }
+  // "--pluginX" or "--rulesX" are some other flag; the command judges it.
+  if (arg.size() > name.size() && arg[name.size()] != '=') return std::nullopt;
+  if (arg.size() > name.size()) {
+    flag.value = arg.substr(name.size() + 1);
+  } else if (at + 1 < args.size()) {
+    const std::string& next = args[at + 1];
+    // A following flag is not taken for the path: "--plugin --json" is a
+    // forgotten value, not a plugin named "--json".
+    if (next.rfind("--", 0) == 0) {
+      flag.value.clear();
+    } else if (std::find(commands.begin(), commands.end(), next) != commands.end()) {
+      throw UsageError("", std::string(name) + " needs a file path (\"" + next +
+                               "\" is a command; write ./" + next + " for a file of that name)");
+    } else {
+      flag.value = next;
+      flag.width = 2;
+    }
+  }
+  if (flag.value.empty()) throw UsageError("", std::string(name) + " needs a file path");
+  return flag;
+}
+
 // Takes "--plugin PATH", "--plugin=PATH", "--rules PATH", "--rules=PATH" out
-// of `args`. A flag without a value is a usage error.
-ExtensionFlags TakeFlags(CommandArgs& args) {
+// of `args`, up to a bare "--" unless `through_end_marker`. A flag without
+// a value is a usage error.
+ExtensionFlags TakeFlags(CommandArgs& args, bool through_end_marker) {
   ExtensionFlags flags;
   CommandArgs rest;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    std::vector<std::string>* list = nullptr;
-    std::string_view name;
-    if (arg.rfind("--plugin", 0) == 0) {
-      list = &flags.plugins;
-      name = "--plugin";
-    } else if (arg.rfind("--rules", 0) == 0) {
-      list = &flags.rules;
-      name = "--rules";
+  size_t i = 0;
+  while (i < args.size()) {
+    if (args[i] == "--" && !through_end_marker) {
+      rest.insert(rest.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
     }
-    // "--pluginX" or "--rulesX" are some other flag; the command judges it.
-    if (list == nullptr || (arg.size() > name.size() && arg[name.size()] != '=')) {
-      rest.push_back(arg);
+    std::optional<FlagAt> flag = ParseFlagAt(args, i, {});
+    if (!flag) {
+      rest.push_back(args[i++]);
       continue;
     }
-    std::string value;
-    if (arg.size() > name.size()) {
-      value = arg.substr(name.size() + 1);
-    } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
-      // A following flag is not taken for the path: "--plugin --json" is a
-      // forgotten value, not a plugin named "--json".
-      value = args[++i];
-    }
-    if (value.empty()) throw UsageError("", std::string(name) + " needs a file path");
-    list->push_back(std::move(value));
+    (flag->plugin ? flags.plugins : flags.rules).push_back(std::move(flag->value));
+    i += flag->width;
   }
   args = std::move(rest);
   return flags;
@@ -88,8 +125,16 @@ void LoadPlugin(const std::string& path) {
 
 }  // namespace
 
-void LoadExtensions(CommandArgs& args) {
-  const ExtensionFlags flags = TakeFlags(args);
+bool IsExtensionFlagAt(const CommandArgs& args, size_t at, size_t* width,
+                       const std::vector<std::string>& commands) {
+  const std::optional<FlagAt> flag = ParseFlagAt(args, at, commands);
+  if (flag && width != nullptr) *width = flag->width;
+  return flag.has_value();
+}
+
+void LoadExtensions(const std::string& command, CommandArgs& args) {
+  // diff's "--" separates GOOD from BAD, with flags on both sides.
+  const ExtensionFlags flags = TakeFlags(args, command == "diff");
   casefile_error* err = nullptr;
   {
     // The library never reads the variable on its own; the CLI asks it to,

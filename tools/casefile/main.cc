@@ -6,6 +6,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "casefile.h"
 #include "commands.h"
@@ -102,6 +103,23 @@ const Command* FindCommand(const std::string& name) {
   return nullptr;
 }
 
+// The command names, and "help": what a path given before the command
+// cannot be.
+std::vector<std::string> CommandNames() {
+  std::vector<std::string> names{"help"};
+  for (const auto& c : kCommands) names.emplace_back(c.name);
+  return names;
+}
+
+// The index of the first argument from `at` on that is not an extension
+// flag or its value.
+size_t SkipExtensionFlags(const CommandArgs& args, size_t at,
+                          const std::vector<std::string>& commands) {
+  size_t width = 0;
+  while (at < args.size() && IsExtensionFlagAt(args, at, &width, commands)) at += width;
+  return at;
+}
+
 void PrintMainHelp(std::FILE* out) {
   std::fputs(kMainHelp, out);
   for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
@@ -128,18 +146,11 @@ int Run(int argc, char** argv) {
   // Extension flags (--plugin, --rules) may also come before the command:
   // the command is the first argument that is neither one nor its value,
   // and the flags stay among the command's arguments for LoadExtensions.
+  // Before the command, a value that names a command is a forgotten path
+  // ("casefile --plugin analyze DIR"), as a value starting with "--" is.
   CommandArgs rest(argv + 1, argv + argc);
-  size_t at = 0;
-  while (at < rest.size()) {
-    const std::string& a = rest[at];
-    if (a == "--plugin" || a == "--rules") {
-      at += 2;
-    } else if (a.rfind("--plugin=", 0) == 0 || a.rfind("--rules=", 0) == 0) {
-      at += 1;
-    } else {
-      break;
-    }
-  }
+  const std::vector<std::string> names = CommandNames();
+  const size_t at = SkipExtensionFlags(rest, 0, names);
   if (at >= rest.size()) throw UsageError("", "no command given");
   const std::string first = rest[at];
   rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(at));
@@ -149,12 +160,14 @@ int Run(int argc, char** argv) {
     return kExitOk;
   }
   if (first == "help") {
-    if (rest.empty()) {
+    // Extension flags around "help" change no help text: skipped, not loaded.
+    const size_t topic = SkipExtensionFlags(rest, 0, names);
+    if (topic >= rest.size()) {
       PrintMainHelp(stdout);
       return kExitOk;
     }
-    const Command* c = FindCommand(rest[0]);
-    if (c == nullptr) throw UsageError("", "unknown command '" + rest[0] + "'");
+    const Command* c = FindCommand(rest[topic]);
+    if (c == nullptr) throw UsageError("", "unknown command '" + rest[topic] + "'");
     return PrintHelp(c->help);
   }
   const Command* c = FindCommand(first);
@@ -164,7 +177,7 @@ int Run(int argc, char** argv) {
   }
   // --plugin and --rules (and CASEFILE_PLUGIN_PATH) apply to every command;
   // they are taken out of the arguments before the command reads them.
-  LoadExtensions(rest);
+  LoadExtensions(c->name, rest);
   return c->run(rest);
 }
 

@@ -87,9 +87,15 @@ PackList BuildBuiltinPacks() {
   return packs;
 }
 
-// The context an added pack is read in: `packs` are those in use, `name`
-// the pack it may replace (its codes are free again).
-PackContext AddedPackContext(const PackList& packs, const std::string* replacing) {
+// What a pack is validated for: being added (its name may not be a
+// built-in pack's), or only checked on its own merits (a copy of a built-in
+// pack's file checks clean: `casefile rules check` on the packs/ folder).
+enum class Purpose { kAdd, kCheck };
+
+// The context a pack is read in: `packs` are those in use, `replacing` the
+// pack of the same name, whose codes are free again (an added pack it would
+// replace, or, when checking, the built-in pack it is a copy of).
+PackContext PackContextFor(const PackList& packs, const std::string* replacing, Purpose purpose) {
   PackContext context;
   context.code_owner = [&packs, replacing](const std::string& code) {
     std::string owner = AnalyzerCodeOwner(code);
@@ -99,6 +105,7 @@ PackContext AddedPackContext(const PackList& packs, const std::string* replacing
   context.known_code = [&packs, replacing](const std::string& code) {
     return !PackOwning(packs, code, replacing ? *replacing : "").empty();
   };
+  if (purpose == Purpose::kCheck) return context;
   context.name_refused = [](const std::string& name) -> std::string {
     for (const auto& b : BuiltinRulePacks()) {
       if (b->name == name) {
@@ -124,9 +131,9 @@ std::string DeclaredName(std::string_view text) {
 }
 
 std::vector<RuleError> Validate(std::string_view text, const std::string& source,
-                                const PackList& in_use, RulePack& pack) {
+                                const PackList& in_use, Purpose purpose, RulePack& pack) {
   const std::string name = DeclaredName(text);
-  const PackContext context = AddedPackContext(in_use, name.empty() ? nullptr : &name);
+  const PackContext context = PackContextFor(in_use, name.empty() ? nullptr : &name, purpose);
   return ParseRulePack(text, source, context, pack);
 }
 
@@ -179,7 +186,7 @@ void AddRulePack(std::string_view text, const std::string& source) {
   PackList in_use = builtin;
   in_use.insert(in_use.end(), state.added.begin(), state.added.end());
   auto pack = std::make_shared<RulePack>();
-  const std::vector<RuleError> errors = Validate(text, source, in_use, *pack);
+  const std::vector<RuleError> errors = Validate(text, source, in_use, Purpose::kAdd, *pack);
   if (!errors.empty()) throw Error(ErrorCode::kRules, RuleErrorMessage(source, errors));
   auto it = std::find_if(state.added.begin(), state.added.end(),
                          [&](const auto& p) { return p->name == pack->name; });
@@ -214,7 +221,7 @@ void RemoveRulePack(const std::string& name) {
 std::vector<RuleError> CheckRulePack(std::string_view text, const std::string& source) {
   RulePack pack;
   const PackList in_use = RulePacksInUse();
-  return Validate(text, source, in_use, pack);
+  return Validate(text, source, in_use, Purpose::kCheck, pack);
 }
 
 std::string ReadRulePackFile(const std::string& path) {

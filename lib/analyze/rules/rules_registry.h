@@ -38,8 +38,11 @@ void AddRulePack(std::string_view text, const std::string& source);
 // Removes an added pack. Throws Error(kArgument) for a built-in or unknown
 // name. Thread-safe.
 void RemoveRulePack(const std::string& name);
-// Validates `text` as AddRulePack would, adding nothing; the errors, empty
-// when valid.
+// Validates `text` on its own merits against the packs in use, adding
+// nothing; the errors, empty when valid. Unlike AddRulePack it accepts the
+// name of a built-in pack (a copy of a built-in pack file checks clean,
+// though adding it would be refused), and a pack's codes conflict only with
+// packs of other names.
 std::vector<RuleError> CheckRulePack(std::string_view text, const std::string& source);
 
 // Reads a pack file; throws Error(kNotFound) or Error(kIo).
