@@ -7,7 +7,6 @@
  */
 #define _XOPEN_SOURCE 700
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,36 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c_check.h"
 #include "casefile.h"
-
-static int g_passed;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++g_passed;                                                              \
-    } else {                                                                   \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, "%d passed, 1 failed\n", g_passed);                      \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
-
-#define CHECK_STATUS(expr, expected)                                                          \
-  do {                                                                                        \
-    casefile_status st_ = (expr);                                                             \
-    if (st_ != (expected)) {                                                                  \
-      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__, __LINE__, #expr, \
-              (int)st_, casefile_status_string(st_), (int)(expected));                        \
-      fprintf(stderr, "%d passed, 1 failed\n", g_passed);                                     \
-      exit(1);                                                                                \
-    }                                                                                         \
-    ++g_passed;                                                                               \
-  } while (0)
-
-static int contains(const char* haystack, const char* needle) {
-  return haystack != NULL && strstr(haystack, needle) != NULL;
-}
 
 /* ---------------------------------------------------------------------- */
 /* The bundle written at test time                                        */
@@ -78,30 +49,13 @@ static const char* const kWorkerLines[] = {
     "true. Timeout: 1m",
 };
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static void join(char* out, size_t size, const char* dir, const char* rel) {
-  int n = snprintf(out, size, "%s/%s", dir, rel);
-  CHECK(n > 0 && (size_t)n < size);
-}
-
 static void make_dir(const char* path) { CHECK(mkdir(path, 0700) == 0); }
-
-static void write_lines(const char* path, const char* const* lines, size_t count) {
-  size_t i;
-  FILE* f = fopen(path, "w");
-  CHECK(f != NULL);
-  for (i = 0; i < count; ++i) CHECK(fprintf(f, "%s\n", lines[i]) > 0);
-  CHECK(fclose(f) == 0);
-}
 
 static void make_inputs(void) {
   char path[512];
   FILE* f;
   int i;
-  const char* tmp = getenv("TMPDIR");
-  snprintf(g_root, sizeof g_root, "%s/casefile_capi_XXXXXX", (tmp && *tmp) ? tmp : "/tmp");
-  CHECK(mkdtemp(g_root) != NULL);
+  make_temp_dir(g_root, sizeof g_root, "casefile_capi");
 
   join(g_bundle, sizeof g_bundle, g_root, "run42");
   make_dir(g_bundle);
@@ -138,14 +92,7 @@ static void make_inputs(void) {
   join(g_missing, sizeof g_missing, g_root, "no_such_bundle");
 }
 
-static int remove_entry(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static void remove_inputs(void) { nftw(g_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+static void remove_inputs(void) { remove_tree(g_root); }
 
 static int file_exists(const char* path) {
   struct stat st;

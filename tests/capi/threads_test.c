@@ -15,13 +15,13 @@
  */
 #define _XOPEN_SOURCE 700
 
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "c_check.h"
 #include "casefile.h"
 
 #define THREADS 4
@@ -203,13 +203,6 @@ static void* read_report(void* arg) {
   return NULL;
 }
 
-static int remove_entry(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
 int main(int argc, char** argv) {
   pthread_t threads[THREADS];
   session_job session_jobs[THREADS];
@@ -274,7 +267,7 @@ int main(int argc, char** argv) {
 
   casefile_report_free(shared_report);
   for (i = 0; i < SCENARIOS; ++i) casefile_string_free(g_expected[i]);
-  nftw(g_work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(g_work);
   printf(
       "%d threads x %u bundles: every render equal to the single-threaded one; "
       "%d concurrent readers of one report agree\n",

@@ -1,16 +1,9 @@
 // The casefile CLI, run as a user runs it: the built binary in a child
 // process, checking stdout, stderr and the exit code. Bundles are written at
 // test time; expected outputs are written by hand from the lines written here.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -19,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli_spawn.h"
 #include "test_util.h"
 
 extern char** environ;
@@ -26,7 +20,10 @@ extern char** environ;
 namespace {
 
 namespace fs = std::filesystem;
+using casefile::test::CliRun;
+using casefile::test::CliSpawn;
 using casefile::test::ReadFile;
+using casefile::test::SpawnCli;
 using casefile::test::TempDir;
 using casefile::test::WriteFile;
 
@@ -279,12 +276,6 @@ TEST(JsonReaderTest, AcceptsValidAndRejectsInvalid) {
 // ---------------------------------------------------------------------------
 // Running the binary.
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
 using EnvChanges = std::map<std::string, std::optional<std::string>>;  // nullopt: unset
 
 std::vector<std::string> MakeEnv(const EnvChanges& changes) {
@@ -298,22 +289,6 @@ std::vector<std::string> MakeEnv(const EnvChanges& changes) {
     if (value) env.push_back(name + "=" + *value);
   }
   return env;
-}
-
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (auto& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-int WaitFor(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + WTERMSIG(status);
 }
 
 class CliTest : public ::testing::Test {
@@ -345,65 +320,14 @@ class CliTest : public ::testing::Test {
   CliRun Spawn(const std::vector<std::string>& args, EnvChanges env, bool terminal) {
     if (env.count("CASEFILE_CACHE_DIR") == 0) env["CASEFILE_CACHE_DIR"] = cache_;
     if (env.count("NO_COLOR") == 0) env["NO_COLOR"] = std::nullopt;
-    std::vector<std::string> argv = {kBinary};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<std::string> envp = MakeEnv(env);
-    std::vector<char*> argv_ptrs = Pointers(argv);
-    std::vector<char*> env_ptrs = Pointers(envp);
-    const std::string out_path = dir_.Join("stdout.txt");
-    const std::string err_path = dir_.Join("stderr.txt");
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    int master = -1;
-    int slave = -1;
-    if (terminal) {
-      master = posix_openpt(O_RDWR | O_NOCTTY);
-      EXPECT_GE(master, 0);
-      EXPECT_EQ(grantpt(master), 0);
-      EXPECT_EQ(unlockpt(master), 0);
-      slave = open(ptsname(master), O_RDWR | O_NOCTTY);
-      EXPECT_GE(slave, 0);
-      posix_spawn_file_actions_adddup2(&actions, slave, 1);
-      posix_spawn_file_actions_addclose(&actions, master);
-      posix_spawn_file_actions_addclose(&actions, slave);
-    } else {
-      posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                       0644);
-    }
-    pid_t pid = -1;
-    int rc =
-        posix_spawn(&pid, kBinary.c_str(), &actions, nullptr, argv_ptrs.data(), env_ptrs.data());
-    posix_spawn_file_actions_destroy(&actions);
-    CliRun run;
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot run " << kBinary << ": " << std::strerror(rc);
-      return run;
-    }
-    if (terminal) {
-      // Drain the terminal while the child writes, or a full buffer would
-      // block it; reads fail with EIO once the child has closed its side.
-      close(slave);
-      char buf[4096];
-      while (true) {
-        ssize_t n = read(master, buf, sizeof buf);
-        if (n > 0) {
-          run.out.append(buf, static_cast<size_t>(n));
-        } else if (n < 0 && errno == EINTR) {
-          continue;
-        } else {
-          break;
-        }
-      }
-      close(master);
-    }
-    run.code = WaitFor(pid);
-    if (!terminal) run.out = ReadFile(out_path);
-    run.err = ReadFile(err_path);
-    return run;
+    CliSpawn spawn;
+    spawn.binary = kBinary;
+    spawn.args = args;
+    spawn.env = MakeEnv(env);
+    spawn.out_path = dir_.Join("stdout.txt");
+    spawn.err_path = dir_.Join("stderr.txt");
+    spawn.stdout_on_terminal = terminal;
+    return SpawnCli(spawn);
   }
 
   const std::vector<std::string> kCoordinatorLines = {

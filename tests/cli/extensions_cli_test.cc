@@ -8,22 +8,18 @@
 // container fails with "No space left on device" at line 8 of
 // nodes/node-0/train.log (corpus/README.md), so the plugin has one host to
 // name there and nothing on node-1 or node-2.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <string>
 #include <vector>
 
+#include "cli_spawn.h"
 #include "test_util.h"
-
-extern char** environ;
 
 namespace {
 
-using casefile::test::ReadFile;
+using casefile::test::CliRun;
+using casefile::test::RunCliInFixedEnv;
 using casefile::test::TempDir;
 using casefile::test::WriteFile;
 
@@ -37,12 +33,6 @@ const std::string kBundle = CASEFILE_SOURCE_DIR "/corpus/comm_rendezvous_failed/
 // The line the plugin must cite, as corpus/comm_rendezvous_failed holds it.
 const std::string kEvidencePath = "nodes/node-0/train.log";
 const std::string kEvidenceText = "slurmstepd: error: pyxis:     [ERROR] No space left on device";
-
-struct CliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
 
 bool Contains(const std::string& s, const std::string& needle) {
   return s.find(needle) != std::string::npos;
@@ -71,41 +61,7 @@ class ExtensionsCliTest : public ::testing::Test {
   // Runs casefile with `args` in a fixed environment (plus `extra_env`),
   // stdin /dev/null, stdout and stderr captured through files.
   CliRun Cli(const std::vector<std::string>& args, const std::vector<std::string>& extra_env = {}) {
-    std::vector<std::string> argv = {kBinary};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(),
-                                    "CASEFILE_CACHE_DIR=" + dir_.Join("cache")};
-    env.insert(env.end(), extra_env.begin(), extra_env.end());
-    std::vector<char*> argv_ptrs;
-    for (auto& a : argv) argv_ptrs.push_back(a.data());
-    argv_ptrs.push_back(nullptr);
-    std::vector<char*> env_ptrs;
-    for (auto& e : env) env_ptrs.push_back(e.data());
-    env_ptrs.push_back(nullptr);
-    const std::string out_path = dir_.Join("stdout.txt");
-    const std::string err_path = dir_.Join("stderr.txt");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    pid_t pid = -1;
-    const int rc =
-        posix_spawn(&pid, kBinary.c_str(), &actions, nullptr, argv_ptrs.data(), env_ptrs.data());
-    posix_spawn_file_actions_destroy(&actions);
-    CliRun run;
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << kBinary;
-      return run;
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.out = ReadFile(out_path);
-    run.err = ReadFile(err_path);
-    return run;
+    return RunCliInFixedEnv(kBinary, args, dir_, extra_env);
   }
 
   TempDir dir_;

@@ -1,32 +1,23 @@
 // `casefile rules list|check` and `--rules FILE`, run as a user runs them:
 // the built binary in a child process; stdout, stderr and the exit code are
 // checked against what the packs written here must give.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "cli_spawn.h"
 #include "test_util.h"
 
 namespace {
 
+using casefile::test::CliRun;
 using casefile::test::ReadFile;
+using casefile::test::RunCliInFixedEnv;
 using casefile::test::TempDir;
 using casefile::test::WriteFile;
 
 const std::string kBinary = CASEFILE_BINARY_DIR "/bin/casefile";
-
-struct CliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
 
 bool Contains(const std::string& s, const std::string& needle) {
   return s.find(needle) != std::string::npos;
@@ -60,43 +51,7 @@ const char kBadPack[] =
 
 class RulesCliTest : public ::testing::Test {
  protected:
-  CliRun Cli(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {kBinary};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + dir_.path(),
-                                    "CASEFILE_CACHE_DIR=" + dir_.Join("cache")};
-    std::vector<char*> argv_ptrs;
-    for (auto& a : argv) argv_ptrs.push_back(a.data());
-    argv_ptrs.push_back(nullptr);
-    std::vector<char*> env_ptrs;
-    for (auto& e : env) env_ptrs.push_back(e.data());
-    env_ptrs.push_back(nullptr);
-    const std::string out_path = dir_.Join("stdout.txt");
-    const std::string err_path = dir_.Join("stderr.txt");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    pid_t pid = -1;
-    const int rc =
-        posix_spawn(&pid, kBinary.c_str(), &actions, nullptr, argv_ptrs.data(), env_ptrs.data());
-    posix_spawn_file_actions_destroy(&actions);
-    CliRun run;
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot run " << kBinary << ": " << std::strerror(rc);
-      return run;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    run.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    run.out = ReadFile(out_path);
-    run.err = ReadFile(err_path);
-    return run;
-  }
+  CliRun Cli(const std::vector<std::string>& args) { return RunCliInFixedEnv(kBinary, args, dir_); }
 
   TempDir dir_;
 };

@@ -16,7 +16,6 @@
  */
 #define _XOPEN_SOURCE 700
 
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,32 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c_check.h"
 #include "casefile.h"
-
-static int g_passed;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (cond) {                                                                \
-      ++g_passed;                                                              \
-    } else {                                                                   \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, "%d passed, 1 failed\n", g_passed);                      \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
-
-#define CHECK_STATUS(expr, expected)                                                          \
-  do {                                                                                        \
-    casefile_status st_ = (expr);                                                             \
-    if (st_ != (expected)) {                                                                  \
-      fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__, __LINE__, #expr, \
-              (int)st_, casefile_status_string(st_), (int)(expected));                        \
-      fprintf(stderr, "%d passed, 1 failed\n", g_passed);                                     \
-      exit(1);                                                                                \
-    }                                                                                         \
-    ++g_passed;                                                                               \
-  } while (0)
 
 /* 1 when the error's message contains `needle`, or `needle` is NULL. */
 static int message_has(const casefile_error* err, const char* needle) {
@@ -75,12 +50,6 @@ static int message_has(const casefile_error* err, const char* needle) {
     casefile_error_free(err_);                                                             \
     ++g_passed;                                                                            \
   } while (0)
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static int contains(const char* haystack, const char* needle) {
-  return haystack != NULL && strstr(haystack, needle) != NULL;
-}
 
 /* ---------------------------------------------------------------------- */
 /* Bundles written at test time                                           */
@@ -120,11 +89,6 @@ static const char* const kOtherDiskLines[] = {
     "2024-03-06 08:00:01,000 ERROR checkpoint.py:97 OSError: [Errno 28] No space left on device",
 };
 
-static void join(char* out, size_t size, const char* dir, const char* rel) {
-  int n = snprintf(out, size, "%s/%s", dir, rel);
-  CHECK(n > 0 && (size_t)n < size);
-}
-
 /* mkdir -p of `rel` under `dir`. */
 static void make_dirs(const char* dir, const char* rel) {
   char path[512];
@@ -140,41 +104,29 @@ static void make_dirs(const char* dir, const char* rel) {
   CHECK(access(path, F_OK) == 0);
 }
 
-static void write_lines(const char* dir, const char* rel, const char* const* lines, size_t count) {
+/* write_lines to <dir>/<rel>. */
+static void write_lines_at(const char* dir, const char* rel, const char* const* lines,
+                           size_t count) {
   char path[512];
-  size_t i;
-  FILE* f;
   join(path, sizeof path, dir, rel);
-  f = fopen(path, "w");
-  CHECK(f != NULL);
-  for (i = 0; i < count; ++i) CHECK(fprintf(f, "%s\n", lines[i]) > 0);
-  CHECK(fclose(f) == 0);
+  write_lines(path, lines, count);
 }
 
 static void make_inputs(void) {
-  const char* tmp = getenv("TMPDIR");
-  snprintf(g_root, sizeof g_root, "%s/casefile_ext_XXXXXX", (tmp && *tmp) ? tmp : "/tmp");
-  CHECK(mkdtemp(g_root) != NULL);
+  make_temp_dir(g_root, sizeof g_root, "casefile_ext");
 
   join(g_disk, sizeof g_disk, g_root, "disk-run");
   make_dirs(g_disk, "hosts/node-3/logs/train");
   make_dirs(g_disk, "hosts/node-4/logs/train");
-  write_lines(g_disk, DISK_LOG, kDiskLines, COUNT(kDiskLines));
-  write_lines(g_disk, HEALTHY_LOG, kHealthyLines, COUNT(kHealthyLines));
+  write_lines_at(g_disk, DISK_LOG, kDiskLines, COUNT(kDiskLines));
+  write_lines_at(g_disk, HEALTHY_LOG, kHealthyLines, COUNT(kHealthyLines));
 
   join(g_disk_b, sizeof g_disk_b, g_root, "disk-run-b");
   make_dirs(g_disk_b, "hosts/node-3/logs/train");
-  write_lines(g_disk_b, DISK_LOG, kOtherDiskLines, COUNT(kOtherDiskLines));
+  write_lines_at(g_disk_b, DISK_LOG, kOtherDiskLines, COUNT(kOtherDiskLines));
 }
 
-static int remove_entry(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static void remove_inputs(void) { nftw(g_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+static void remove_inputs(void) { remove_tree(g_root); }
 
 /* A session over `inputs` with its index at <root>/<index_name>, indexed. */
 static casefile_session* open_indexed(const char* const* inputs, size_t count,
@@ -1173,7 +1125,7 @@ static void test_plugins(const char* example, const char* good_dir, const char* 
   join(path, sizeof path, g_root, "notes.so");
   {
     static const char* const kNotes[] = {"not an ELF file"};
-    write_lines(g_root, "notes.so", kNotes, 1);
+    write_lines_at(g_root, "notes.so", kNotes, 1);
   }
   CHECK_FAILS(casefile_plugin_load(path, &err_), CASEFILE_E_PLUGIN, "cannot be loaded");
   CHECK_FAILS(casefile_plugin_load(g_root, &err_), CASEFILE_E_PLUGIN, "directory");

@@ -1,7 +1,8 @@
 """ctypes mirrors of the options structs and callback types of casefile.h.
 
 Field order and types follow the header exactly; the layout test compares
-them with the C compiler's sizeof/offsetof (tests/layout_probe.c).
+them with the C compiler's sizeof/offsetof (capi/abi/abi_layout.c,
+the program the ABI check uses).
 """
 
 import ctypes
