@@ -236,5 +236,19 @@ TEST(RulesAnalyzer, LongLinesGiveTheRegexAWindowAroundTheAnchor) {
   EXPECT_EQ(r.findings[0].summary, "uid 1042");
 }
 
+TEST(RulesAnalyzer, AnAnchorNearTheEndOfALongLineStillGetsAFullWindow) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("b");
+  // The regex needs 3000 bytes before its anchor "END": a window centred on
+  // the anchor and cut at the line's end held only 2048 of them.
+  std::string line = std::string(20'000, 'x') + "BEGIN" + std::string(3000, 'z') + "END\n";
+  test::WriteFile(root + "/logs/node-0/train.log", line);
+  auto index = test::IndexOf(tmp, root);
+  const auto r = RunRules(*index, {Pack(Rule("a.tail",
+                                             "{\"regex\": \"BEGINz{0,900}z*END$\", "
+                                             "\"anchor\": \"END\"}"))});
+  ASSERT_EQ(r.findings.size(), 1u) << Codes(r);
+}
+
 }  // namespace
 }  // namespace casefile::rules

@@ -128,5 +128,58 @@ TEST(BuiltinRules, LookalikesDoNotFire) {
   EXPECT_TRUE(r.findings.empty()) << Codes(r);
 }
 
+TEST(BuiltinRules, DiskFullQuotaAndTorchSaveVariants) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("b");
+  test::WriteFile(root + "/logs/node-1/train.log",
+                  "[rank3]: RuntimeError: [enforce fail at inline_container.cc:595] . unexpected "
+                  "pos 2166730752 vs 2166730648\n"  // 1
+                  "OSError: [Errno 122] Disk quota exceeded: "
+                  "'/scratch/ckpt/global_step1200/mp_rank_03_model_states.pt'\n"  // 2
+                  "cp: error writing '/home/u/ckpt.tar': Disk quota exceeded\n"   // 3
+                  "step 10 loss=2.1 unexpected position embedding size\n");       // 4: no
+  auto index = test::IndexOf(tmp, root);
+  const auto r = RunBuiltin(*index);
+  EXPECT_EQ(Lines(r, "runtime.disk_full"), (std::vector<int64_t>{1, 2, 3})) << Codes(r);
+  const Finding* f = test::FindCode(r, "runtime.disk_full");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->title.find("full or the quota"), std::string::npos) << f->title;
+}
+
+TEST(BuiltinRules, DataLoaderDeathWordingOnly) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("b");
+  test::WriteFile(
+      root + "/logs/node-3/train.log",
+      "RuntimeError: Pin memory thread exited unexpectedly\n"                              // 1
+      "[rank0]: RuntimeError: DataLoader worker (pid 99) is killed by signal: Aborted.\n"  // 2
+      // Not deaths of their own: an exception the dataset code raised in a
+      // worker (re-raised in the rank with its traceback: the rank's own
+      // failure), a worker starting, and the SIGTERM / SIGINT of the job's
+      // teardown after another failure.
+      "[rank1]: RuntimeError: Caught RuntimeError in DataLoader worker process 3.\n"  // 3
+      "2026-09-17 08:00:12,345 - train - INFO - DataLoader worker (pid 4512) started for "
+      "shard 3\n"                                                                              // 4
+      "[rank0]: RuntimeError: DataLoader worker (pid 100) is killed by signal: Terminated.\n"  // 5
+      "[rank2]: RuntimeError: DataLoader worker (pid 101) is killed by signal: Interrupt.\n"   // 6
+      "RuntimeError: DataLoader timed out after 1800 seconds\n");                              // 7
+  auto index = test::IndexOf(tmp, root);
+  const auto r = RunBuiltin(*index);
+  EXPECT_EQ(Lines(r, "runtime.dataloader_killed"), (std::vector<int64_t>{1, 2})) << Codes(r);
+  EXPECT_EQ(r.findings.size(), 1u) << Codes(r);
+}
+
+TEST(BuiltinRules, StartedAndTeardownWorkersAloneDoNotFire) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("b");
+  test::WriteFile(root + "/logs/node-0/train.log",
+                  "[rank0]: DataLoader worker (pid 4410) started\n"
+                  "[rank0]: RuntimeError: DataLoader worker (pid 99) is killed by signal: "
+                  "Terminated.\n");
+  auto index = test::IndexOf(tmp, root);
+  const auto r = RunBuiltin(*index);
+  EXPECT_TRUE(r.findings.empty()) << Codes(r);
+}
+
 }  // namespace
 }  // namespace casefile::rules

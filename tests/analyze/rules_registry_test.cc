@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "analyze/registry.h"
@@ -177,6 +178,85 @@ TEST(RulesRegistry, SnapshotsIncludeTheRulesAnalyzer) {
   for (const auto& a : all) rules += a->info().name == "rules";
   EXPECT_EQ(rules, 1u);
   EXPECT_TRUE(IsReservedAnalyzerName("rules"));
+}
+
+TEST(RulesRegistry, ReplaceOrRemoveMayNotOrphanAnotherPacksAbsentIf) {
+  Cleanup cleanup;
+  cleanup.names = {"orph-a", "orph-b"};
+  AddRulePack(SitePack("orph-b", "orphb.x", "world"), "b.json");
+  AddRulePack(SitePack("orph-a", "orpha.y", "hello", ", \"absent_if\": [\"orphb.x\"]"), "a.json");
+  // Replacing b by a pack without orphb.x would leave a's absent_if naming
+  // nothing: refused, naming the pack and the code.
+  try {
+    AddRulePack(SitePack("orph-b", "orphb.other", "nomatch-zzz"), "b2.json");
+    FAIL() << "the replacement was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kRules);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("replacing rule pack 'orph-b'"), std::string::npos) << what;
+    EXPECT_NE(what.find("rule orpha.y of rule pack 'orph-a'"), std::string::npos) << what;
+    EXPECT_NE(what.find("\"orphb.x\""), std::string::npos) << what;
+  }
+  // The old b is still in use, so is a's rule.
+  bool has_old_b = false;
+  for (const auto& p : RulePacksInUse()) {
+    if (p->name == "orph-b") has_old_b = p->rules[0].code == "orphb.x";
+  }
+  EXPECT_TRUE(has_old_b);
+  try {
+    RemoveRulePack("orph-b");
+    FAIL() << "the removal was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kArgument);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("removing rule pack 'orph-b'"), std::string::npos) << what;
+    EXPECT_NE(what.find("'orph-a'"), std::string::npos) << what;
+  }
+  // A replacement that keeps the code is fine; removing a first frees b.
+  AddRulePack(SitePack("orph-b", "orphb.x", "world again"), "b3.json");
+  RemoveRulePack("orph-a");
+  RemoveRulePack("orph-b");
+}
+
+TEST(RulesRegistry, PacksInUseTogetherAreBoundedByTheAutomaton) {
+  Cleanup cleanup;
+  // Each pack alone is under 32 KiB of literals, over ~230 distinct bytes;
+  // together their table would pass the 8M-entry bound.
+  // Literals of ASCII letters and digits and 2-byte UTF-8 characters
+  // (U+0080..U+07FF): 36 + 30 lead + 64 continuation bytes, ~131 classes;
+  // 32 literals of ~1019 bytes a pack: one pack ~4.3M entries, two ~8.6M.
+  auto big = [](const std::string& name, char salt) {
+    std::string any;
+    unsigned cp = 0x80;
+    for (int i = 0; i < 32; ++i) {
+      std::string lit = std::string(1, salt) + std::to_string(i);
+      for (int k = 0; lit.size() < 1018; ++k) {
+        if (k % 3 == 0) {
+          lit += static_cast<char>(k % 2 ? 'a' + k % 26 : '0' + k % 10);
+        } else {
+          lit += static_cast<char>(0xC0 | (cp >> 6));
+          lit += static_cast<char>(0x80 | (cp & 0x3F));
+          cp = cp == 0x7FF ? 0x80 : cp + 1;
+        }
+      }
+      any += (i ? ", \"" : "\"") + lit + "\"";
+    }
+    return "{\"casefile_rules\": 1, \"name\": \"" + name + "\", \"rules\": [{\"code\": \"" + name +
+           ".x\", \"severity\": \"info\", \"title\": \"T\", \"recommendation\": \"R\", "
+           "\"match\": {\"any\": [" +
+           any + "]}}]}";
+  };
+  cleanup.names = {"biga", "bigb"};
+  AddRulePack(big("biga", 'a'), "a.json");
+  try {
+    AddRulePack(big("bigb", 'b'), "b.json");
+    FAIL() << "two big packs were accepted together";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kRules);
+    EXPECT_NE(std::string(e.what()).find("adding rule pack 'bigb' would make the literals"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

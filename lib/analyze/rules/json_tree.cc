@@ -1,7 +1,9 @@
 #include "analyze/rules/json_tree.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <unordered_set>
 
 namespace casefile::rules {
 namespace {
@@ -78,6 +80,7 @@ class Parser {
     v->type = JsonValue::Type::kObject;
     ++pos_;  // '{'
     SkipSpace();
+    std::unordered_set<std::string> keys;
     if (pos_ < text_.size() && text_[pos_] == '}') {
       ++pos_;
       return v;
@@ -89,11 +92,11 @@ class Parser {
       JsonMember m;
       m.key_offset = pos_;
       if (!String(m.key)) return nullptr;
-      for (const JsonMember& other : v->members) {
-        if (other.key == m.key) {
-          pos_ = m.key_offset;
-          return Fail("duplicate key \"" + m.key + "\"");
-        }
+      // A hash set per object: a scan of the members per key made a pack
+      // of 80000 keys take 43 s.
+      if (!keys.insert(m.key).second) {
+        pos_ = m.key_offset;
+        return Fail("duplicate key \"" + m.key + "\"");
       }
       SkipSpace();
       if (pos_ >= text_.size() || text_[pos_] != ':') return Fail("expected ':' after the key");
@@ -349,19 +352,29 @@ std::unique_ptr<JsonValue> ParseJson(std::string_view text, JsonParseError& erro
   return parser.Document();
 }
 
-TextPosition PositionOf(std::string_view text, size_t offset) {
-  TextPosition p;
-  if (offset > text.size()) offset = text.size();
-  for (size_t i = 0; i < offset; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
+PositionCursor::PositionCursor(std::string_view text) : text_(text) {
+  // A byte order mark is no character an editor shows: the parser skips it,
+  // so columns on line 1 do too.
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") at_ = 3;
+}
+
+TextPosition PositionCursor::Advance(size_t offset) {
+  offset = std::min(offset, text_.size());
+  for (; at_ < offset; ++at_) {
+    const unsigned char c = static_cast<unsigned char>(text_[at_]);
     if (c == '\n') {
-      ++p.line;
-      p.column = 1;
+      ++position_.line;
+      position_.column = 1;
     } else if ((c & 0xC0) != 0x80) {
-      ++p.column;  // continuation bytes belong to the character before
+      ++position_.column;  // continuation bytes belong to the character before
     }
   }
-  return p;
+  return position_;
+}
+
+TextPosition PositionOf(std::string_view text, size_t offset) {
+  PositionCursor cursor(text);
+  return cursor.Advance(offset);
 }
 
 }  // namespace casefile::rules

@@ -58,4 +58,17 @@ struct TextPosition {
 };
 TextPosition PositionOf(std::string_view text, size_t offset);
 
+// PositionOf for increasing offsets, in one pass over the text.
+class PositionCursor {
+ public:
+  explicit PositionCursor(std::string_view text);
+  // `offset` must not be below the previous call's.
+  TextPosition Advance(size_t offset);
+
+ private:
+  std::string_view text_;
+  size_t at_ = 0;
+  TextPosition position_;
+};
+
 }  // namespace casefile::rules

@@ -12,6 +12,17 @@ unsigned char Fold(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + ('a' -
 
 }  // namespace
 
+void AutomatonSize::Add(std::string_view pattern) {
+  bytes_ += pattern.size();
+  for (unsigned char c : pattern) {
+    const unsigned char f = Fold(c);
+    if (!seen_[f]) {
+      seen_[f] = true;
+      ++classes_;
+    }
+  }
+}
+
 uint32_t LiteralAutomaton::Add(std::string_view pattern, bool ignore_case) {
   if (built_) throw Error(ErrorCode::kInternal, "LiteralAutomaton::Add after Build");
   if (pattern.empty()) throw Error(ErrorCode::kInternal, "LiteralAutomaton: empty pattern");
@@ -21,6 +32,14 @@ uint32_t LiteralAutomaton::Add(std::string_view pattern, bool ignore_case) {
 
 void LiteralAutomaton::Build() {
   built_ = true;
+  AutomatonSize size;
+  for (const Pattern& p : patterns_) size.Add(p.text);
+  if (size.entries_bound() > kMaxAutomatonEntries) {
+    throw Error(ErrorCode::kLimit, "the literals of the rules in use need a table of up to " +
+                                       std::to_string(size.entries_bound()) + " entries (at most " +
+                                       std::to_string(kMaxAutomatonEntries) +
+                                       "): use fewer or shorter literals");
+  }
   // Byte classes: one per folded byte that occurs in some pattern; 0 for the
   // rest. Upper-case letters share their lower-case letter's class.
   uint8_t folded_class[256] = {};

@@ -13,11 +13,33 @@
 
 namespace casefile::rules {
 
+// The automaton's table has states x byte classes entries of 4 bytes, and
+// building it holds a trie of the same shape: at most this many entries
+// (2 x 32 MiB while building), so that the rules of all packs in use never
+// cost more than about 64 MB however their literals are written.
+inline constexpr uint64_t kMaxAutomatonEntries = uint64_t{8} << 20;
+
+// An upper bound of the table entries for a set of patterns, known before
+// any allocation: (total bytes + 1) states at most, times the byte classes
+// (distinct case-folded bytes + 1).
+class AutomatonSize {
+ public:
+  void Add(std::string_view pattern);
+  uint64_t entries_bound() const { return (bytes_ + 1) * classes_; }
+
+ private:
+  uint64_t bytes_ = 0;
+  uint64_t classes_ = 1;
+  bool seen_[256] = {};
+};
+
 class LiteralAutomaton {
  public:
   // Adds a pattern (non-empty) and returns its id (0, 1, ...). Only before
   // Build().
   uint32_t Add(std::string_view pattern, bool ignore_case);
+  // Throws Error(kLimit) when the patterns would need more than
+  // kMaxAutomatonEntries table entries (checked before allocating).
   void Build();
 
   // Calls on_hit(pattern_id, end) for every occurrence of every pattern in

@@ -8,6 +8,7 @@
 
 #include <regex.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,12 +17,24 @@
 
 namespace casefile::rules {
 
+// A regex is at most this many bytes (a pattern is one line's fragment).
+inline constexpr size_t kMaxRegexBytes = 1024;
+// A regex may hold at most this many positions once its repetition counts
+// are copied out (ExpandedAtoms): regcomp's memory grows with it.
+inline constexpr uint64_t kMaxExpandedAtoms = 1000;
+
+// The positions glibc's regcomp builds for the ERE `posix`: each atom 1,
+// a group the sum of its branches, an interval {m,n} copies its atom
+// max(m, n) times ({m,} m + 1), '+' twice. Saturates above
+// 16 * kMaxExpandedAtoms.
+uint64_t ExpandedAtoms(std::string_view posix);
+
 // A rule's pattern after the named groups are taken out.
 struct PreparedRegex {
   std::string posix;                     // what regcomp gets
   std::vector<std::string> group_names;  // [n] = name of group n ("" unnamed); [0] unused
-  std::string error;                     // non-empty: refused (Perl syntax, ...)
-  size_t error_at = 0;                   // byte offset of the problem in the pattern
+  std::string error;    // non-empty: refused (Perl syntax, back-references, too large, ...)
+  size_t error_at = 0;  // byte offset of the problem in the pattern
 };
 PreparedRegex PrepareRegex(std::string_view pattern);
 
@@ -32,6 +45,9 @@ PreparedRegex PrepareRegex(std::string_view pattern);
 std::string RequiredLiteral(std::string_view posix);
 
 // A compiled regex. Thread-safe for matching (regexec on a shared regex_t).
+// Compiles and matches under the C locale whatever the process's locale:
+// byte-wise, so '.' matches any byte and a quantifier after a non-ASCII
+// character applies to its last byte.
 class CompiledRegex {
  public:
   // Throws nothing: check error() after construction.

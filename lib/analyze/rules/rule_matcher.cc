@@ -57,9 +57,12 @@ void RuleMatcher::Match(std::string_view text, const std::vector<char>& applies,
     bool not_bol = false;
     bool not_eol = false;
     if (text.size() > kRegexWindowBytes) {
+      // kRegexWindowBytes around the anchor, shifted to stay inside the
+      // line: an anchor near either end still gets a full window.
       const size_t half = kRegexWindowBytes / 2;
-      const size_t start = anchor_at > half ? anchor_at - half : 0;
-      const size_t size = std::min(kRegexWindowBytes, text.size() - start);
+      const size_t start =
+          std::min(anchor_at > half ? anchor_at - half : 0, text.size() - kRegexWindowBytes);
+      const size_t size = kRegexWindowBytes;
       window = text.substr(start, size);
       not_bol = start > 0;
       not_eol = start + size < text.size();

@@ -19,6 +19,24 @@ using Type = JsonValue::Type;
 // all of them.
 constexpr size_t kMinAnchorBytes = 3;
 
+// Offset of the first control character of `s` (C0 or DEL) that is not
+// allowed, or npos. NUL would cut a regex short at regcomp; escape
+// sequences in a title or summary would rewrite the reader's terminal.
+size_t FirstControl(std::string_view s, bool allow_tab, bool allow_newline) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != 0x7F) continue;
+    if ((c == '\t' && allow_tab) || (c == '\n' && allow_newline)) continue;
+    return i;
+  }
+  return std::string_view::npos;
+}
+
+std::string ControlName(unsigned char c) {
+  static const char* const kHex = "0123456789ABCDEF";
+  return std::string("U+00") + kHex[c >> 4] + kHex[c & 15];
+}
+
 bool ValidCode(std::string_view code) {
   // Dotted lower case, at least two parts: "runtime.disk_full".
   if (code.empty() || code.size() > 128) return false;
@@ -57,11 +75,11 @@ class PackReader {
     const std::unique_ptr<JsonValue> root = ParseJson(text_, syntax);
     if (!root) {
       Error(syntax.offset, "invalid JSON: " + syntax.message);
-      return std::move(errors_);
+      return Positioned();
     }
     if (root->type != Type::kObject) {
       Error(root->offset, "a rule pack is a JSON object {\"casefile_rules\": 1, ...}");
-      return std::move(errors_);
+      return Positioned();
     }
     CheckKeys(*root, {"casefile_rules", "name", "description", "rules"}, "pack");
     const JsonValue* version = Required(*root, "casefile_rules", "pack");
@@ -82,7 +100,10 @@ class PackReader {
       }
       pack.name = name->string;
     }
-    if (const JsonValue* d = OptionalString(*root, "description")) pack.description = d->string;
+    if (const JsonValue* d = OptionalString(*root, "description")) {
+      NoControl(*d, "\"description\"", true, true);
+      pack.description = d->string;
+    }
     const JsonValue* rules = Required(*root, "rules", "pack");
     if (rules && rules->type != Type::kArray) {
       Error(rules->offset, "\"rules\" must be an array of rule objects");
@@ -91,16 +112,59 @@ class PackReader {
       for (const auto& item : rules->items) ReadRule(*item, pack);
       CheckAbsentIf(*rules, pack);
     }
-    std::stable_sort(errors_.begin(), errors_.end(), [](const RuleError& a, const RuleError& b) {
-      return a.line != b.line ? a.line < b.line : a.column < b.column;
-    });
-    return std::move(errors_);
+    return Positioned();
   }
 
  private:
   void Error(size_t offset, std::string message) {
-    const TextPosition p = PositionOf(text_, offset);
-    errors_.push_back({p.line, p.column, std::move(message)});
+    errors_.push_back({offset, std::move(message)});
+  }
+
+  // The errors in text order with their lines and columns, found in one
+  // pass over the text: PositionOf per error was quadratic (a pack of
+  // 80000 unknown keys took 21 s).
+  std::vector<RuleError> Positioned() {
+    std::stable_sort(errors_.begin(), errors_.end(),
+                     [](const auto& a, const auto& b) { return a.offset < b.offset; });
+    std::vector<RuleError> out;
+    out.reserve(errors_.size());
+    PositionCursor cursor(text_);
+    for (auto& e : errors_) {
+      const TextPosition p = cursor.Advance(e.offset);
+      out.push_back({p.line, p.column, std::move(e.message)});
+    }
+    return out;
+  }
+
+  // Refuses control characters in a string value: `what` says which
+  // (tab and line feed allowed as the flags say). True when clean.
+  bool NoControl(const JsonValue& v, const char* what, bool allow_tab, bool allow_newline) {
+    const size_t at = FirstControl(v.string, allow_tab, allow_newline);
+    if (at == std::string_view::npos) return true;
+    const unsigned char c = static_cast<unsigned char>(v.string[at]);
+    std::string allowed = allow_tab && allow_newline ? " (tab and \\n are allowed)"
+                          : allow_tab                ? " (tab is allowed)"
+                                                     : "";
+    Error(InnerOffset(v, at),
+          std::string("control character ") + ControlName(c) + " in " + what + allowed);
+    return false;
+  }
+
+  // Counts a literal toward the pack's total and refuses one too long.
+  bool LiteralSize(const JsonValue& v, const char* what) {
+    if (v.string.size() > kMaxLiteralBytes) {
+      Error(v.offset, std::string(what) + " is " + std::to_string(v.string.size()) +
+                          " bytes; at most " + std::to_string(kMaxLiteralBytes));
+      return false;
+    }
+    literal_bytes_ += v.string.size();
+    if (literal_bytes_ > kMaxPackLiteralBytes && !reported_literal_total_) {
+      reported_literal_total_ = true;
+      Error(v.offset, "the literals and anchors of this pack exceed " +
+                          std::to_string(kMaxPackLiteralBytes) + " bytes in all");
+      return false;
+    }
+    return true;
   }
 
   // The offset of byte `inner` of a string value, when the string holds no
@@ -223,9 +287,16 @@ class PackReader {
         Error(s->offset, "\"severity\" is \"error\", \"warning\" or \"info\"");
       }
     }
-    if (const JsonValue* t = RequiredString(v, "title", "rule")) rule.title = t->string;
-    if (const JsonValue* r = RequiredString(v, "recommendation", "rule"))
+    // A title is one line of a listing; summaries and recommendations are
+    // paragraphs: tab and line feed are fine there, nothing else.
+    if (const JsonValue* t = RequiredString(v, "title", "rule")) {
+      NoControl(*t, "\"title\" (a title is one line)", false, false);
+      rule.title = t->string;
+    }
+    if (const JsonValue* r = RequiredString(v, "recommendation", "rule")) {
+      NoControl(*r, "\"recommendation\"", true, true);
       rule.recommendation = r->string;
+    }
     rule.kinds = {"log"};
     if (const JsonValue* k = v.Find("kinds")) {
       std::vector<std::string> kinds = StringList(*k, "kinds");
@@ -250,7 +321,7 @@ class PackReader {
     if (const JsonValue* s = v.Find("summary")) {
       if (s->type != Type::kString) {
         Error(s->offset, "\"summary\" must be a string, not " + std::string(JsonTypeName(s->type)));
-      } else {
+      } else if (NoControl(*s, "\"summary\"", true, true)) {
         rule.summary = s->string;
         if (match_ok || rule.match.kind != RuleMatch::Kind::kRegex) {
           size_t at = 0;
@@ -304,6 +375,8 @@ class PackReader {
         Error(literal->offset, "\"literal\" must be a non-empty string");
         return false;
       }
+      if (!NoControl(*literal, "\"literal\"", true, false)) return false;
+      if (!LiteralSize(*literal, "\"literal\"")) return false;
       m.literals = {literal->string};
       return true;
     }
@@ -311,6 +384,13 @@ class PackReader {
       m.kind = RuleMatch::Kind::kAny;
       const size_t before = errors_.size();
       m.literals = StringList(*any, "any");
+      if (any->type == Type::kArray) {
+        for (const auto& item : any->items) {
+          if (item->type != Type::kString) continue;
+          if (NoControl(*item, "an \"any\" literal", true, false))
+            LiteralSize(*item, "an \"any\" literal");
+        }
+      }
       return errors_.size() == before;
     }
     m.kind = RuleMatch::Kind::kRegex;
@@ -318,6 +398,7 @@ class PackReader {
       Error(regex->offset, "\"regex\" must be a non-empty string");
       return false;
     }
+    if (!NoControl(*regex, "\"regex\" (NUL would end it early)", true, false)) return false;
     m.regex = regex->string;
     PreparedRegex prepared = PrepareRegex(m.regex);
     if (!prepared.error.empty()) {
@@ -337,6 +418,8 @@ class PackReader {
         Error(anchor->offset, "\"anchor\" must be a string of at least 3 bytes");
         return false;
       }
+      if (!NoControl(*anchor, "\"anchor\"", true, false)) return false;
+      if (!LiteralSize(*anchor, "\"anchor\"")) return false;
       m.anchor = anchor->string;
       m.anchor_given = true;
       return true;
@@ -346,6 +429,13 @@ class PackReader {
       Error(regex->offset,
             "regex has no literal of at least 3 bytes that every match contains, so it would run "
             "on every line; add \"anchor\": \"<text every matching line holds>\" to the match");
+      return false;
+    }
+    literal_bytes_ += m.anchor.size();  // at most kMaxRegexBytes
+    if (literal_bytes_ > kMaxPackLiteralBytes && !reported_literal_total_) {
+      reported_literal_total_ = true;
+      Error(regex->offset, "the literals and anchors of this pack exceed " +
+                               std::to_string(kMaxPackLiteralBytes) + " bytes in all");
       return false;
     }
     return true;
@@ -414,8 +504,14 @@ class PackReader {
 
   std::string_view text_;
   const PackContext& context_;
-  std::vector<RuleError> errors_;
+  struct OffsetError {
+    size_t offset;
+    std::string message;
+  };
+  std::vector<OffsetError> errors_;
   std::set<std::string> seen_codes_;
+  size_t literal_bytes_ = 0;  // literals and anchors so far
+  bool reported_literal_total_ = false;
   std::vector<std::pair<const JsonValue*, size_t>> absent_if_;  // (array, rule index)
 };
 

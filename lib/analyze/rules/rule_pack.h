@@ -16,6 +16,15 @@ namespace casefile::rules {
 
 inline constexpr int kRulesFormatVersion = 1;
 inline constexpr int64_t kMaxEvidenceLimit = 100;
+// A literal (or anchor) is at most 1 KiB, and a pack's literals and anchors
+// at most 32 KiB in all: the automaton costs up to ~2 KB per pattern byte
+// (docs/RULES.md, "Limits"; the packs in use together are bounded by
+// kMaxAutomatonEntries).
+inline constexpr size_t kMaxLiteralBytes = 1024;
+inline constexpr size_t kMaxPackLiteralBytes = 32 * 1024;
+// A pack's text, from a file or a string: hand-written packs are a few
+// kilobytes; the JSON tree costs tens of bytes per byte of text.
+inline constexpr size_t kMaxPackTextBytes = 1 << 20;
 
 // Where a rule takes a culprit field from: a capture group by number or by
 // name. Unset: the line's host/rank from the index.

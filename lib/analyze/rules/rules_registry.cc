@@ -12,6 +12,7 @@
 #include "analyze/registry.h"
 #include "analyze/rules/builtin_packs.h"
 #include "analyze/rules/json_tree.h"
+#include "analyze/rules/literal_automaton.h"
 #include "analyze/rules/rules_analyzer.h"
 #include "common/error.h"
 #include "common/json_writer.h"
@@ -132,9 +133,47 @@ std::string DeclaredName(std::string_view text) {
 
 std::vector<RuleError> Validate(std::string_view text, const std::string& source,
                                 const PackList& in_use, Purpose purpose, RulePack& pack) {
+  if (text.size() > kMaxPackTextBytes) {
+    return {{1, 1, "larger than 1 MiB: not a rule pack"}};
+  }
   const std::string name = DeclaredName(text);
   const PackContext context = PackContextFor(in_use, name.empty() ? nullptr : &name, purpose);
   return ParseRulePack(text, source, context, pack);
+}
+
+// Why the packs `packs` cannot be in use together, "" when they can:
+// an absent_if that names a code no pack emits any more (a pack it read
+// was removed or replaced), or literals too many for one automaton.
+// `change` says what is being done ("removing rule pack 'b'").
+std::string InUseProblem(const PackList& packs, const std::string& change) {
+  for (const auto& p : packs) {
+    for (const Rule& r : p->rules) {
+      for (const std::string& code : r.absent_if) {
+        if (!PackOwning(packs, code, "").empty()) continue;
+        return change + " would leave rule " + r.code + " of rule pack '" + p->name +
+               "' with absent_if \"" + code +
+               "\", a code no rule pack in use emits any more: change or remove '" + p->name +
+               "' first";
+      }
+    }
+  }
+  AutomatonSize size;
+  for (const auto& p : packs) {
+    for (const Rule& r : p->rules) {
+      if (r.match.kind == RuleMatch::Kind::kRegex) {
+        size.Add(r.match.anchor);
+      } else {
+        for (const std::string& l : r.match.literals) size.Add(l);
+      }
+    }
+  }
+  if (size.entries_bound() > kMaxAutomatonEntries) {
+    return change + " would make the literals of the rule packs in use need a table of up to " +
+           std::to_string(size.entries_bound()) + " entries (at most " +
+           std::to_string(kMaxAutomatonEntries) +
+           "): remove a pack, or use fewer or shorter literals";
+  }
+  return "";
 }
 
 }  // namespace
@@ -188,13 +227,21 @@ void AddRulePack(std::string_view text, const std::string& source) {
   auto pack = std::make_shared<RulePack>();
   const std::vector<RuleError> errors = Validate(text, source, in_use, Purpose::kAdd, *pack);
   if (!errors.empty()) throw Error(ErrorCode::kRules, RuleErrorMessage(source, errors));
-  auto it = std::find_if(state.added.begin(), state.added.end(),
+  PackList added = state.added;
+  auto it = std::find_if(added.begin(), added.end(),
                          [&](const auto& p) { return p->name == pack->name; });
-  if (it != state.added.end()) {
+  const std::string change =
+      (it != added.end() ? "replacing rule pack '" : "adding rule pack '") + pack->name + "'";
+  if (it != added.end()) {
     *it = std::move(pack);
   } else {
-    state.added.push_back(std::move(pack));
+    added.push_back(std::move(pack));
   }
+  PackList next = builtin;
+  next.insert(next.end(), added.begin(), added.end());
+  const std::string problem = InUseProblem(next, change);
+  if (!problem.empty()) throw Error(ErrorCode::kRules, RuleErrorMessage(source, {{1, 1, problem}}));
+  state.added.swap(added);
   state.analyzer_valid = false;
 }
 
@@ -213,6 +260,12 @@ void RemoveRulePack(const std::string& name) {
   if (it == state.added.end()) {
     throw Error(ErrorCode::kArgument, "no rule pack named '" + name + "' was added");
   }
+  PackList next = BuiltinRulePacks();
+  for (const auto& p : state.added) {
+    if (p != *it) next.push_back(p);
+  }
+  const std::string problem = InUseProblem(next, "removing rule pack '" + name + "'");
+  if (!problem.empty()) throw Error(ErrorCode::kArgument, problem);
   removed = std::move(*it);
   state.added.erase(it);
   state.analyzer_valid = false;
@@ -232,10 +285,9 @@ std::string ReadRulePackFile(const std::string& path) {
   }
   if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::kIo, path + ": is a directory, not a rule pack");
   // Packs are small; a huge file is a mistake (a log given as a pack).
-  constexpr off_t kMaxPackBytes = 16 << 20;
-  if (st.st_size > kMaxPackBytes) {
+  if (st.st_size > static_cast<off_t>(kMaxPackTextBytes)) {
     throw Error(ErrorCode::kRules,
-                RuleErrorMessage(path, {{1, 1, "larger than 16 MiB: not a rule pack"}}));
+                RuleErrorMessage(path, {{1, 1, "larger than 1 MiB: not a rule pack"}}));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorCode::kIo, path + ": " + std::strerror(errno));
