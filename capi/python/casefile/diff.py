@@ -7,11 +7,11 @@ from ._callback import CallbackGuard
 from ._lib import lib
 from ._text import decode_text
 from .errors import PARTIAL, ErrorSlot, check
-from .report import _OwnedHandle, render_owned
+from .report import _RenderedHandle
 from .session import progress_callback, session_handle
 
 
-class DiffReport(_OwnedHandle):
+class DiffReport(_RenderedHandle):
     """The result of casefile_diff.
 
     ``headline`` (at most three sentences) and ``partial`` are copied when
@@ -20,6 +20,7 @@ class DiffReport(_OwnedHandle):
     """
 
     _free_name = "diff_report_free"
+    _render_name = "diff_report_render"
 
     def __init__(self, handle, partial=False):
         super().__init__(handle)
@@ -30,21 +31,6 @@ class DiffReport(_OwnedHandle):
             decode_text(library.diff_report_headline(h, i))
             for i in range(library.diff_report_headline_count(h))
         ]
-        self._rendered = {}
-
-    def render(self, fmt=_structs.FORMAT_JSON):
-        if fmt not in self._rendered:
-            with self._handle_lock:
-                self._rendered[fmt] = render_owned(lib().diff_report_render, self._live(), fmt)
-        return self._rendered[fmt]
-
-    @property
-    def json(self):
-        return self.render(_structs.FORMAT_JSON)
-
-    @property
-    def text(self):
-        return self.render(_structs.FORMAT_TEXT)
 
     def __repr__(self):
         return "<casefile.DiffReport %d headline items%s>" % (

@@ -107,7 +107,35 @@ class _OwnedHandle:
             pass
 
 
-class Report(_OwnedHandle):
+class _RenderedHandle(_OwnedHandle):
+    """An owned report handle whose renders are made on first use and kept."""
+
+    _render_name = None  # the Library attribute that renders the handle
+
+    def __init__(self, handle):
+        super().__init__(handle)
+        self._rendered = {}  # format -> text
+
+    def render(self, fmt=_structs.FORMAT_JSON):
+        """The *_render function's output: FORMAT_JSON, FORMAT_TEXT or FORMAT_TEXT_COLOR."""
+        if fmt not in self._rendered:
+            with self._handle_lock:
+                render = getattr(lib(), self._render_name)
+                self._rendered[fmt] = render_owned(render, self._live(), fmt)
+        return self._rendered[fmt]
+
+    @property
+    def json(self):
+        """The documented JSON (docs/CLI.md, docs/DIFF.md), a str."""
+        return self.render(_structs.FORMAT_JSON)
+
+    @property
+    def text(self):
+        """The human-readable form, without colour."""
+        return self.render(_structs.FORMAT_TEXT)
+
+
+class Report(_RenderedHandle):
     """The result of casefile_session_analyze.
 
     Findings, analyzer statuses and flags are copied when the report is
@@ -116,6 +144,7 @@ class Report(_OwnedHandle):
     """
 
     _free_name = "report_free"
+    _render_name = "report_render"
 
     def __init__(self, handle):
         super().__init__(handle)
@@ -139,7 +168,6 @@ class Report(_OwnedHandle):
         ]
         # casefile.analyze() sets the IndexResult of the indexing it did.
         self.index = None
-        self._rendered = {}
 
     def analyzer(self, name):
         """The AnalyzerStatus of `name`; KeyError when it is not in the report."""
@@ -147,23 +175,6 @@ class Report(_OwnedHandle):
             if status.name == name:
                 return status
         raise KeyError(name)
-
-    def render(self, fmt=_structs.FORMAT_JSON):
-        """casefile_report_render: FORMAT_JSON, FORMAT_TEXT or FORMAT_TEXT_COLOR."""
-        if fmt not in self._rendered:
-            with self._handle_lock:
-                self._rendered[fmt] = render_owned(lib().report_render, self._live(), fmt)
-        return self._rendered[fmt]
-
-    @property
-    def json(self):
-        """The report as the documented JSON (docs/CLI.md), a str."""
-        return self.render(_structs.FORMAT_JSON)
-
-    @property
-    def text(self):
-        """The human-readable report, without colour."""
-        return self.render(_structs.FORMAT_TEXT)
 
     def __repr__(self):
         return "<casefile.Report %d findings, %d analyzers%s>" % (
