@@ -103,6 +103,10 @@ casefile_status casefile_diff_report_render(char** out, const casefile_diff_repo
       text = casefile::diff::RenderDiffJson(report->report);
     } else if (bits == CASEFILE_FORMAT_TEXT || bits == CASEFILE_FORMAT_TEXT_COLOR) {
       text = casefile::diff::RenderDiffText(report->report, bits == CASEFILE_FORMAT_TEXT_COLOR);
+    } else if (bits == CASEFILE_FORMAT_HTML) {
+      text = casefile::diff::RenderDiffHtml(report->report);
+    } else if (bits == CASEFILE_FORMAT_MARKDOWN) {
+      text = casefile::diff::RenderDiffMarkdown(report->report);
     } else {
       throw casefile::Error(casefile::ErrorCode::kArgument,
                             "unknown format " + std::to_string(bits));

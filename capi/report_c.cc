@@ -91,6 +91,10 @@ casefile_status casefile_report_render(char** out, const casefile_report* report
       text = casefile::RenderJson(report->report);
     } else if (bits == CASEFILE_FORMAT_TEXT || bits == CASEFILE_FORMAT_TEXT_COLOR) {
       text = casefile::RenderText(report->report, bits == CASEFILE_FORMAT_TEXT_COLOR);
+    } else if (bits == CASEFILE_FORMAT_HTML) {
+      text = casefile::RenderHtml(report->report);
+    } else if (bits == CASEFILE_FORMAT_MARKDOWN) {
+      text = casefile::RenderMarkdown(report->report);
     } else {
       throw casefile::Error(casefile::ErrorCode::kArgument,
                             "unknown format " + std::to_string(bits));

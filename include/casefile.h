@@ -86,7 +86,7 @@ extern "C" {
 /* ===================================================================== */
 
 #define CASEFILE_VERSION_MAJOR 0
-#define CASEFILE_VERSION_MINOR 2
+#define CASEFILE_VERSION_MINOR 3
 #define CASEFILE_VERSION_PATCH 0
 /* MAJOR*1000000 + MINOR*1000 + PATCH */
 #define CASEFILE_VERSION_NUMBER \
@@ -314,9 +314,14 @@ CASEFILE_API casefile_status casefile_session_analyze(casefile_report** out,
 CASEFILE_API void casefile_report_free(casefile_report* report);
 
 typedef enum casefile_format {
-  CASEFILE_FORMAT_JSON = 0,      /* the documented JSON shape (docs/CLI.md) */
-  CASEFILE_FORMAT_TEXT = 1,      /* human-readable, no colour */
-  CASEFILE_FORMAT_TEXT_COLOR = 2 /* human-readable with ANSI colour */
+  CASEFILE_FORMAT_JSON = 0,       /* the documented JSON shape (docs/CLI.md) */
+  CASEFILE_FORMAT_TEXT = 1,       /* human-readable, no colour */
+  CASEFILE_FORMAT_TEXT_COLOR = 2, /* human-readable with ANSI colour */
+  /* One self-contained HTML page: inline CSS and SVG, no network access
+   * (docs/REPORTS.md). Since 0.3. */
+  CASEFILE_FORMAT_HTML = 3,
+  /* A compact markdown summary for an issue tracker. Since 0.3. */
+  CASEFILE_FORMAT_MARKDOWN = 4
 } casefile_format;
 
 /* Renders the report. *out is owned by the caller (casefile_string_free).
@@ -625,7 +630,8 @@ CASEFILE_API casefile_status casefile_diff(casefile_diff_report** out, casefile_
 
 CASEFILE_API void casefile_diff_report_free(casefile_diff_report* report);
 
-/* Renders the diff: CASEFILE_FORMAT_JSON (the shape of docs/DIFF.md) or text.
+/* Renders the diff: CASEFILE_FORMAT_JSON (the shape of docs/DIFF.md), text,
+ * HTML or markdown (docs/REPORTS.md).
  * *out is owned by the caller (casefile_string_free). The same two indexes
  * give byte-identical output. */
 CASEFILE_API casefile_status casefile_diff_report_render(char** out,
@@ -749,14 +755,13 @@ CASEFILE_API casefile_status casefile_finding_builder_add_culprit(casefile_findi
 /* Evidence: line `line` (1-based) of the indexed file `file_id` (files.id
  * in the index). The text and the path come from the index, so evidence is
  * always a real line; CASEFILE_E_ARGUMENT when there is no such line. */
-CASEFILE_API casefile_status casefile_finding_builder_add_evidence(casefile_finding_builder* builder,
-                                                                   int64_t file_id, int64_t line,
-                                                                   casefile_error** err);
+CASEFILE_API casefile_status casefile_finding_builder_add_evidence(
+    casefile_finding_builder* builder, int64_t file_id, int64_t line, casefile_error** err);
 /* The same by path inside a bundle; `bundle` (the bundle's display name)
  * may be NULL when only one bundle of the index holds `path`. */
-CASEFILE_API casefile_status casefile_finding_builder_add_evidence_path(
-    casefile_finding_builder* builder, const char* bundle, const char* path, int64_t line,
-    casefile_error** err);
+CASEFILE_API casefile_status
+casefile_finding_builder_add_evidence_path(casefile_finding_builder* builder, const char* bundle,
+                                           const char* path, int64_t line, casefile_error** err);
 /* Hands the finding to the analysis and frees the builder, whatever the
  * result. Returns CASEFILE_E_ARGUMENT when it has no evidence, which also
  * fails the analyzer (a finding without evidence is a bug). */

@@ -66,6 +66,8 @@ int main(void) {
   VALUE(casefile_format, CASEFILE_FORMAT_JSON);
   VALUE(casefile_format, CASEFILE_FORMAT_TEXT);
   VALUE(casefile_format, CASEFILE_FORMAT_TEXT_COLOR);
+  VALUE(casefile_format, CASEFILE_FORMAT_HTML);
+  VALUE(casefile_format, CASEFILE_FORMAT_MARKDOWN);
 
   ENUM(casefile_collect_phase);
   VALUE(casefile_collect_phase, CASEFILE_COLLECT_PHASE_COMMANDS);

@@ -48,5 +48,9 @@ DiffReport BuildDiff(const DiffSide& good, const DiffSide& bad);
 
 std::string RenderDiffJson(const DiffReport& report);
 std::string RenderDiffText(const DiffReport& report, bool color);
+// One self-contained HTML page (docs/REPORTS.md), like the analysis report's.
+std::string RenderDiffHtml(const DiffReport& report);
+// A compact markdown summary to paste into an issue tracker.
+std::string RenderDiffMarkdown(const DiffReport& report);
 
 }  // namespace casefile::diff

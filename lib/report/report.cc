@@ -38,6 +38,8 @@ Report BuildReport(const IndexReader& index, AnalysisResult analysis) {
         return true;
       });
   r.network = LoadNetworkSection(index);
+  r.context = LoadReportContext(index, r.findings);
+  r.warnings.insert(r.warnings.end(), r.context.warnings.begin(), r.context.warnings.end());
   return r;
 }
 

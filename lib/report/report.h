@@ -9,6 +9,7 @@
 #include "analyze/runner.h"
 #include "index/index_types.h"
 #include "report/network_section.h"
+#include "report/report_context.h"
 
 namespace casefile {
 
@@ -27,6 +28,7 @@ struct Report {
   std::map<std::string, int64_t> ingest_issue_counts;  // kind -> total
   std::vector<std::string> warnings;  // about the analysis itself, e.g. findings not stored
   NetworkSection network;             // communication tables of the traces
+  ReportContext context;              // what the HTML and markdown reports show besides
   bool partial() const;               // some bundle has status "partial"
 };
 
@@ -42,5 +44,10 @@ std::string RenderJson(const Report& report);
 std::string RenderFindingJson(const Finding& finding);
 // `color`: ANSI colours (the CLI decides: TTY and no NO_COLOR).
 std::string RenderText(const Report& report, bool color);
+// One self-contained HTML page (docs/REPORTS.md): inline CSS, inline SVG
+// charts, a little inline JS for filtering; no network access at all.
+std::string RenderHtml(const Report& report);
+// A compact markdown summary to paste into an issue tracker.
+std::string RenderMarkdown(const Report& report);
 
 }  // namespace casefile

@@ -774,6 +774,22 @@ static void test_analyze_and_report(void) {
                CASEFILE_OK);
   CHECK(strchr(color, '\x1b') != NULL);
 
+  /* The bug-report formats (since 0.3): one HTML page, and markdown. */
+  {
+    char* html = NULL;
+    char* md = NULL;
+    CHECK_STATUS(casefile_report_render(&html, report, CASEFILE_FORMAT_HTML, NULL), CASEFILE_OK);
+    CHECK(html != NULL && strncmp(html, "<!DOCTYPE html>", 15) == 0);
+    CHECK(contains(html, "data-code=\"hang.bad_chip\""));
+    CHECK(contains(html, "host-b"));
+    CHECK(!contains(html, "http://") && !contains(html, "https://"));
+    CHECK_STATUS(casefile_report_render(&md, report, CASEFILE_FORMAT_MARKDOWN, NULL), CASEFILE_OK);
+    CHECK(md != NULL && contains(md, "hang.bad_chip") && contains(md, "host-b"));
+    CHECK(strchr(md, '\x1b') == NULL);
+    casefile_string_free(html);
+    casefile_string_free(md);
+  }
+
   CHECK_STATUS(casefile_report_render(&text, report, (casefile_format)42, &err),
                CASEFILE_E_ARGUMENT);
   CHECK(text == NULL);
@@ -1195,6 +1211,15 @@ static void test_diff(void) {
   CHECK_STATUS(casefile_diff_report_render(&text, report, CASEFILE_FORMAT_TEXT, NULL), CASEFILE_OK);
   CHECK(contains(text, "Headline"));
   CHECK(!contains(text, "\x1b["));
+  casefile_string_free(text);
+  CHECK_STATUS(casefile_diff_report_render(&text, report, CASEFILE_FORMAT_HTML, NULL), CASEFILE_OK);
+  CHECK(strncmp(text, "<!DOCTYPE html>", 15) == 0);
+  CHECK(contains(text, "headline-item"));
+  CHECK(contains(text, "New in bad: hang."));
+  casefile_string_free(text);
+  CHECK_STATUS(casefile_diff_report_render(&text, report, CASEFILE_FORMAT_MARKDOWN, NULL),
+               CASEFILE_OK);
+  CHECK(contains(text, "New in bad: hang."));
   casefile_string_free(text);
   CHECK_STATUS(casefile_diff_report_render(&text, report, (casefile_format)7, &err),
                CASEFILE_E_ARGUMENT);

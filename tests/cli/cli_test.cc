@@ -1,7 +1,10 @@
 // The casefile CLI, run as a user runs it: the built binary in a child
 // process, checking stdout, stderr and the exit code. Bundles are written at
 // test time; expected outputs are written by hand from the lines written here.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -475,7 +478,7 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
       {"diff", bundle_, "--"},
       {"diff", "--good", bundle_},
       {"diff", bundle_, "--", bundle_, "--index", "x.db"},
-      {"diff", bundle_, "--", bundle_, "--format", "html"},
+      {"diff", bundle_, "--", bundle_, "--format", "pdf"},
       {"diff", bundle_, "--", bundle_, "--bad"},
       // Limits: positive integers with an optional binary unit, in range.
       {"index", bundle_, "--max-line-bytes", "abc"},
@@ -719,6 +722,113 @@ TEST_F(CliTest, DiffPutsTheNewHangInTheHeadline) {
                      dir_.Join("b.db"), "--fail-on-headline"});
   EXPECT_EQ(same.code, 0) << same.out << same.err;
   EXPECT_TRUE(Contains(same.out, "Nothing suspicious")) << same.out;
+}
+
+// ---------------------------------------------------------------------------
+// Reports for bug reports: HTML and markdown, to stdout or to a file.
+
+TEST_F(CliTest, HtmlAndMarkdownReportsGoToStdoutOrToAFile) {
+  CliRun html = Cli({"analyze", bundle_, "--format", "html", "--analyzers", "hang"});
+  EXPECT_EQ(html.code, 1) << html.err;  // the finding is an error
+  EXPECT_TRUE(StartsWith(html.out, "<!DOCTYPE html>")) << html.out.substr(0, 200);
+  EXPECT_TRUE(Contains(html.out, "data-code=\"hang.bad_chip\""));
+
+  // -o and --output write the same bytes to the file and nothing to stdout;
+  // no temporary file is left beside it.
+  const std::string out_dir = dir_.Join("reports");
+  fs::create_directories(out_dir);
+  CliRun to_file = Cli(
+      {"analyze", bundle_, "--format", "html", "--analyzers", "hang", "-o", out_dir + "/r.html"});
+  EXPECT_EQ(to_file.code, 1) << to_file.err;
+  EXPECT_EQ(to_file.out, "");
+  EXPECT_EQ(ReadFile(out_dir + "/r.html"), html.out);
+  CliRun long_flag = Cli({"analyze", bundle_, "--output=" + out_dir + "/r.html", "--format", "html",
+                          "--analyzers", "hang"});
+  EXPECT_EQ(long_flag.code, 1) << long_flag.err;
+  EXPECT_EQ(ReadFile(out_dir + "/r.html"), html.out);  // replaced whole
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(out_dir)) entries += e.is_regular_file();
+  EXPECT_EQ(entries, 1u);
+
+  CliRun md = Cli({"analyze", bundle_, "--format", "markdown", "--analyzers", "hang"});
+  EXPECT_EQ(md.code, 1) << md.err;
+  EXPECT_TRUE(Contains(md.out, "hang.bad_chip"));
+  EXPECT_TRUE(Contains(md.out, "host-b"));
+
+  // Text written to a file has no colour, even from a terminal.
+  CliRun text = CliOnTerminal({"analyze", bundle_, "-o", out_dir + "/r.txt"});
+  EXPECT_EQ(text.code, 1) << text.err;
+  const std::string written = ReadFile(out_dir + "/r.txt");
+  EXPECT_TRUE(Contains(written, "hang.bad_chip"));
+  EXPECT_FALSE(Contains(written, "\x1b["));
+
+  // A file that cannot be written: exit 3 naming it, nothing left behind.
+  CliRun bad = Cli({"analyze", bundle_, "--format", "html", "-o", dir_.Join("no/such/dir/r.html")});
+  EXPECT_EQ(bad.code, 3);
+  EXPECT_TRUE(Contains(bad.err, "no/such/dir/r.html")) << bad.err;
+  // -o belongs to the commands that write a report.
+  CliRun query = Cli({"query", bundle_, "-o", out_dir + "/q", "SELECT 1"});
+  EXPECT_EQ(query.code, 2);
+  EXPECT_TRUE(Contains(query.err, "unknown option '-o'")) << query.err;
+  CliRun format = Cli({"analyze", bundle_, "--format", "pdf"});
+  EXPECT_EQ(format.code, 2);
+  EXPECT_TRUE(Contains(format.err, "html")) << format.err;
+}
+
+TEST_F(CliTest, OutputFollowsLinksAndNeverReplacesWhatIsNotAFile) {
+  const std::string md =
+      Cli({"analyze", bundle_, "--format", "markdown", "--analyzers", "hang"}).out;
+  ASSERT_TRUE(Contains(md, "hang.bad_chip"));
+  // "-o -" is stdout.
+  EXPECT_EQ(Cli({"analyze", bundle_, "--format", "markdown", "--analyzers", "hang", "-o", "-"}).out,
+            md);
+  // A link: the report replaces its target; the link stays a link.
+  const std::string dir = dir_.Join("out");
+  fs::create_directories(dir);
+  WriteFile(dir + "/target.md", "old");
+  fs::create_symlink("target.md", dir + "/link.md");
+  CliRun linked = Cli(
+      {"analyze", bundle_, "--format", "markdown", "--analyzers", "hang", "-o", dir + "/link.md"});
+  EXPECT_EQ(linked.code, 1) << linked.err;
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.md"));
+  EXPECT_EQ(ReadFile(dir + "/target.md"), md);
+  // A FIFO (as a device or /dev/stdout would be): written in place, still a
+  // FIFO afterwards. The read end is held open so the write does not block.
+  const std::string fifo = dir + "/pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int rd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(rd, 0);
+  CliRun piped =
+      Cli({"analyze", bundle_, "--format", "markdown", "--analyzers", "hang", "-o", fifo});
+  EXPECT_EQ(piped.code, 1) << piped.err;
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = read(rd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  close(rd);
+  EXPECT_EQ(got, md);
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  // Nothing else was left in the folder (no temporary file).
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 3u);
+}
+
+TEST_F(CliTest, DiffWritesHtmlAndMarkdown) {
+  const std::string good = dir_.Join("run41");
+  WriteFile(good + "/logs/worker-1.log", Joined({kWorkerLines[0], kWorkerLines[1]}));
+  const std::string indexes = dir_.Join("indexes");
+  const std::string page = dir_.Join("diff.html");
+  CliRun r =
+      Cli({"diff", good, "-o", page, "--", bundle_, "--format", "html", "--index-dir", indexes});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string html = ReadFile(page);
+  EXPECT_TRUE(StartsWith(html, "<!DOCTYPE html>"));
+  EXPECT_TRUE(Contains(html, "headline-item"));
+  EXPECT_TRUE(Contains(html, "hang.bad_chip"));
+  CliRun md = Cli({"diff", good, "--", bundle_, "--format", "markdown", "--index-dir", indexes});
+  EXPECT_EQ(md.code, 0) << md.err;
+  EXPECT_TRUE(Contains(md.out, "hang.bad_chip"));
 }
 
 TEST_F(CliTest, AnalyzersListsHang) {

@@ -1,8 +1,10 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 
 #include "exit_codes.h"
 
@@ -26,8 +28,15 @@ Args::Args(const std::string& command, const std::vector<std::string>& argv,
       help_ = true;
       continue;
     }
-    if (arg.compare(0, 2, "--") != 0) throw UsageError(command_, "unknown option '" + arg + "'");
-    std::string name = arg.substr(2);
+    // "-o FILE" is the one short option: --output, where a command has it.
+    const bool short_output =
+        arg == "-o" && std::any_of(specs.begin(), specs.end(), [](const FlagSpec& s) {
+          return std::string_view(s.name) == "output";
+        });
+    if (!short_output && arg.compare(0, 2, "--") != 0) {
+      throw UsageError(command_, "unknown option '" + arg + "'");
+    }
+    std::string name = short_output ? std::string("output") : arg.substr(2);
     std::optional<std::string> value;
     if (size_t eq = name.find('='); eq != std::string::npos) {
       value = name.substr(eq + 1);

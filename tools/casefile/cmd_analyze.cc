@@ -21,7 +21,12 @@ analysed together, as one run.
 Options:
   --analyzers LIST   run only these analyzers: comma-separated names from
                      'casefile analyzers' (default: all)
-  --format FORMAT    text (default) or json (its shape is in docs/CLI.md)
+  --format FORMAT    text (default), json (its shape is in docs/CLI.md),
+                     html (one self-contained page for a bug report) or
+                     markdown (a summary to paste into an issue tracker);
+                     docs/REPORTS.md shows both
+  -o, --output FILE  write the report to FILE (replaced whole, never left
+                     half-written) instead of stdout
   --fail-on LEVEL    exit 1 when a finding is at or above LEVEL: error
                      (default), warning, info, or never
   --index PATH       the index file to build or reuse (default: see below)
@@ -57,13 +62,14 @@ int RunAnalyze(const CommandArgs& argv) {
   std::vector<FlagSpec> specs = kSessionFlags;
   specs.insert(specs.end(), {{"analyzers", true},
                              {"format", true},
+                             {"output", true},
                              {"fail-on", true},
                              {"no-store", false},
                              {"no-color", false}});
   Args args("analyze", argv, specs);
   if (args.help()) return PrintHelp(kAnalyzeHelp);
   if (args.positional().empty()) throw UsageError("analyze", "no BUNDLE given");
-  const std::string format = args.Choice("format", {"text", "json"}, "text");
+  const std::string format = args.Choice("format", {"text", "json", "html", "markdown"}, "text");
   const int threshold =
       FailThreshold(args.Choice("fail-on", {"error", "warning", "info", "never"}, "error"));
   std::vector<std::string> names;
@@ -94,18 +100,18 @@ int RunAnalyze(const CommandArgs& argv) {
   ReportPtr report(raw_report);
 
   casefile_format render_format = CASEFILE_FORMAT_JSON;
+  if (format == "html") render_format = CASEFILE_FORMAT_HTML;
+  if (format == "markdown") render_format = CASEFILE_FORMAT_MARKDOWN;
   if (format == "text") {
-    render_format =
-        UseColor(args.Has("no-color")) ? CASEFILE_FORMAT_TEXT_COLOR : CASEFILE_FORMAT_TEXT;
+    render_format = UseColor(args.Has("no-color") || args.Has("output"))
+                        ? CASEFILE_FORMAT_TEXT_COLOR
+                        : CASEFILE_FORMAT_TEXT;
   }
   char* raw_text = nullptr;
   err = nullptr;
   Check(casefile_report_render(&raw_text, report.get(), render_format, &err), err);
   StringPtr text(raw_text);
-  size_t length = std::strlen(text.get());
-  if (std::fwrite(text.get(), 1, length, stdout) != length || std::fflush(stdout) != 0) {
-    throw CliError(kExitInput, "cannot write the report to stdout");
-  }
+  WriteReport(args.Value("output"), text.get(), "the report");
 
   if (s.partial || casefile_report_is_partial(report.get()) == 1) return kExitInput;
   if (threshold >= 0 && casefile_report_max_severity(report.get()) >= threshold) {

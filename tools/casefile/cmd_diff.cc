@@ -32,7 +32,10 @@ Options:
   --good BUNDLE      a bundle of the good run (repeatable); instead of the
                      GOOD... -- BAD... form
   --bad BUNDLE       a bundle of the bad run (repeatable)
-  --format FORMAT    text (default) or json (its shape is in docs/DIFF.md)
+  --format FORMAT    text (default), json (its shape is in docs/DIFF.md),
+                     html or markdown (docs/REPORTS.md)
+  -o, --output FILE  write the diff to FILE (replaced whole, never left
+                     half-written) instead of stdout
   --index-dir DIR    keep both sides' indexes in DIR (named after their
                      inputs); default: the cache folder (see below)
   --good-index PATH  the good side's index file (overrides --index-dir)
@@ -111,6 +114,7 @@ int RunDiff(const CommandArgs& argv) {
     if (std::strcmp(f.name, "index") != 0) specs.push_back(f);
   }
   specs.insert(specs.end(), {{"format", true},
+                             {"output", true},
                              {"index-dir", true},
                              {"good-index", true},
                              {"bad-index", true},
@@ -129,7 +133,7 @@ int RunDiff(const CommandArgs& argv) {
   std::vector<std::string> all = sides.head;
   all.insert(all.end(), sides.tail.begin(), sides.tail.end());
   const Args flags("diff", all, specs);
-  const std::string format = flags.Choice("format", {"text", "json"}, "text");
+  const std::string format = flags.Choice("format", {"text", "json", "html", "markdown"}, "text");
 
   // Both sessions are opened here and indexed by casefile_diff, which
   // builds the two indexes on two threads.
@@ -155,18 +159,18 @@ int RunDiff(const CommandArgs& argv) {
   }
 
   casefile_format render_format = CASEFILE_FORMAT_JSON;
+  if (format == "html") render_format = CASEFILE_FORMAT_HTML;
+  if (format == "markdown") render_format = CASEFILE_FORMAT_MARKDOWN;
   if (format == "text") {
-    render_format =
-        UseColor(flags.Has("no-color")) ? CASEFILE_FORMAT_TEXT_COLOR : CASEFILE_FORMAT_TEXT;
+    render_format = UseColor(flags.Has("no-color") || flags.Has("output"))
+                        ? CASEFILE_FORMAT_TEXT_COLOR
+                        : CASEFILE_FORMAT_TEXT;
   }
   char* raw_text = nullptr;
   err = nullptr;
   Check(casefile_diff_report_render(&raw_text, report.get(), render_format, &err), err);
   StringPtr text(raw_text);
-  size_t length = std::strlen(text.get());
-  if (std::fwrite(text.get(), 1, length, stdout) != length || std::fflush(stdout) != 0) {
-    throw CliError(kExitInput, "cannot write the diff to stdout");
-  }
+  WriteReport(flags.Value("output"), text.get(), "the diff");
   if (status == CASEFILE_PARTIAL) return kExitInput;
   if (flags.Has("fail-on-headline") && casefile_diff_report_headline_count(report.get()) > 0) {
     return kExitFindings;

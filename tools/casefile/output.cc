@@ -1,9 +1,13 @@
 #include "output.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "exit_codes.h"
 
@@ -153,6 +157,76 @@ bool UseColor(bool no_color_flag) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color != nullptr && no_color[0] != '\0') return false;
   return isatty(STDOUT_FILENO) == 1;
+}
+
+namespace {
+
+[[noreturn]] void WriteFailed(const char* what, const std::string& path, int e) {
+  throw CliError(kExitInput,
+                 "cannot write " + std::string(what) + " to '" + path + "': " + std::strerror(e));
+}
+
+// Writes all of `text` to `fd`; false with errno set on failure.
+bool WriteAll(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+void WriteReport(const std::optional<std::string>& path, std::string_view text, const char* what) {
+  if (!path || *path == "-") {  // "-o -": stdout, as collect reads it
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+        std::fflush(stdout) != 0) {
+      throw CliError(kExitInput, std::string("cannot write ") + what + " to stdout");
+    }
+    return;
+  }
+  // A link is followed: the report replaces what it points at, never the
+  // link itself.
+  std::string target = *path;
+  if (char* real = ::realpath(path->c_str(), nullptr)) {
+    target = real;
+    std::free(real);
+  }
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device, a pipe, a terminal (/dev/stdout, /dev/null): written in
+    // place; a rename would replace the device node with a file.
+    const int fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) WriteFailed(what, *path, errno);
+    const bool ok = WriteAll(fd, text);
+    const int e = errno;
+    ::close(fd);
+    if (!ok) WriteFailed(what, *path, e);
+    return;
+  }
+  // A regular file (or none yet): a temporary file beside it, created
+  // exclusively under an unpredictable name (mkstemp: O_CREAT | O_EXCL, so a
+  // planted link is never followed), renamed over it once complete.
+  std::string tmp = target + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) WriteFailed(what, *path, errno);
+  // mkstemp makes the file 0600; a report is as readable as any new file.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  const bool written = WriteAll(fd, text);
+  int e = errno;
+  const bool closed = ::close(fd) == 0;
+  if (written && !closed) e = errno;
+  if (!written || !closed || std::rename(tmp.c_str(), target.c_str()) != 0) {
+    if (written && closed) e = errno;
+    ::unlink(tmp.c_str());
+    WriteFailed(what, *path, e);
+  }
 }
 
 RowWriter::RowWriter(std::FILE* out, Options options) : out_(out), options_(std::move(options)) {}

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,14 @@ std::string HumanBytes(uint64_t bytes);
 
 // Colour on stdout: a terminal, NO_COLOR unset or empty, and no --no-color.
 bool UseColor(bool no_color_flag);
+
+// Writes a rendered report to stdout (no path, or "-") or to `path`: a
+// temporary file beside it (created exclusively, unpredictable name),
+// renamed over it once complete, so a reader never sees half a report. A
+// link is followed; a path that is not a regular file (a device, a pipe) is
+// written in place, never replaced. `what` names it in errors ("the
+// report"). Throws CliError(kExitInput).
+void WriteReport(const std::optional<std::string>& path, std::string_view text, const char* what);
 
 // Writes result rows as they arrive. Column names come with each row (the C
 // API has no other way to learn them), so an empty result has no header.

@@ -12,7 +12,8 @@ docs/PYTHON.md is its reference. In short::
 """
 
 from ._lib import EXPECTED_ABI_MAJOR, LibraryError, lib as _library
-from ._structs import FORMAT_JSON, FORMAT_TEXT, FORMAT_TEXT_COLOR
+from ._structs import (FORMAT_HTML, FORMAT_JSON, FORMAT_MARKDOWN, FORMAT_TEXT,
+                       FORMAT_TEXT_COLOR)
 from ._text import flatten_paths as _flatten_paths
 from .collect import (
     CollectEntry,
@@ -77,7 +78,7 @@ __all__ = [
     "IndexVersionError", "RulesError", "LimitError", "QueryError", "ReadOnlyError",
     "PluginError", "NoMemoryError", "AbortedError", "InternalError",
     # constants
-    "FORMAT_JSON", "FORMAT_TEXT", "FORMAT_TEXT_COLOR", "EXPECTED_ABI_MAJOR",
+    "FORMAT_JSON", "FORMAT_TEXT", "FORMAT_TEXT_COLOR", "FORMAT_HTML", "FORMAT_MARKDOWN", "EXPECTED_ABI_MAJOR",
 ]
 
 

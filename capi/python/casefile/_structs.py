@@ -18,6 +18,8 @@ ANALYZER_DEF_VERSION = 1
 FORMAT_JSON = 0
 FORMAT_TEXT = 1
 FORMAT_TEXT_COLOR = 2
+FORMAT_HTML = 3  # one self-contained page (docs/REPORTS.md); since 0.3
+FORMAT_MARKDOWN = 4  # a summary for an issue tracker; since 0.3
 
 
 class OpenOptions(ctypes.Structure):

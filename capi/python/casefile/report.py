@@ -117,7 +117,8 @@ class _RenderedHandle(_OwnedHandle):
         self._rendered = {}  # format -> text
 
     def render(self, fmt=_structs.FORMAT_JSON):
-        """The *_render function's output: FORMAT_JSON, FORMAT_TEXT or FORMAT_TEXT_COLOR."""
+        """The *_render function's output: FORMAT_JSON, FORMAT_TEXT,
+        FORMAT_TEXT_COLOR, FORMAT_HTML or FORMAT_MARKDOWN."""
         if fmt not in self._rendered:
             with self._handle_lock:
                 render = getattr(lib(), self._render_name)
@@ -133,6 +134,16 @@ class _RenderedHandle(_OwnedHandle):
     def text(self):
         """The human-readable form, without colour."""
         return self.render(_structs.FORMAT_TEXT)
+
+    @property
+    def html(self):
+        """One self-contained HTML page (docs/REPORTS.md), a str."""
+        return self.render(_structs.FORMAT_HTML)
+
+    @property
+    def markdown(self):
+        """A compact markdown summary for an issue tracker, a str."""
+        return self.render(_structs.FORMAT_MARKDOWN)
 
 
 class Report(_RenderedHandle):

@@ -65,6 +65,12 @@ class AnalyzeCorpusTest(SharedIndexTest):
             self.assertIn("hang.bad_chip", report.text)
             self.assertIs(report.json, report.json)  # rendered once, kept
             self.assertIn("\x1b[", report.render(casefile.FORMAT_TEXT_COLOR))
+            # The report for a bug report: one HTML page, and markdown.
+            self.assertTrue(report.html.startswith("<!DOCTYPE html>"))
+            self.assertIn('data-code="hang.bad_chip"', report.html)
+            self.assertIn("hang.bad_chip", report.markdown)
+            with self.assertRaises(casefile.CasefileError):
+                report.render(99)
 
     def test_two_findings_with_several_culprits(self):
         report = casefile.analyze(corpus("runtime_cuda_oom", "bundle"),
