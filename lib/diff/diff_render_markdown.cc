@@ -167,30 +167,14 @@ std::string List(size_t index, const std::vector<DiffItem>& items, int64_t total
   return out;
 }
 
-std::string Warnings(const DiffReport& report) {
-  if (report.warnings.empty()) return "";
-  std::string out = "### Warnings\n\n";
-  size_t shown = 0;
-  for (const std::string& w : report.warnings) {
-    if (shown == kWarningsListed ||
-        !AppendWithin(out, "- " + Inline(w, 300) + "\n", kWarningsBudget - 60)) {
-      break;
-    }
-    ++shown;
-  }
-  if (shown < report.warnings.size()) {
-    out += "- " + std::to_string(report.warnings.size() - shown) + " more\n";
-  }
-  return out + "\n";
-}
-
 }  // namespace
 
 std::string RenderDiffMarkdown(const DiffReport& report) {
   std::string head = std::string("## casefile diff (casefile ") + kVersionString + ")\n\n" +
                      SideLine("Good", report.good_bundles) + SideLine("Bad", report.bad_bundles) +
                      "\n" + Headline(report);
-  const std::string warnings = Warnings(report);
+  const std::string warnings =
+      md::WarningsSection(report.warnings, kWarningsListed, kWarningsBudget);
   const std::string footer =
       "_Full diff: " + CodeSpan(DiffCommand(report, "html") + " -o casefile-diff.html") + "_\n";
   const std::string more_cmd = CodeSpan(DiffCommand(report, "json"));

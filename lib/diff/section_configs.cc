@@ -25,6 +25,7 @@
 #include "diff/config_keys.h"
 #include "diff/config_values.h"
 #include "diff/sections.h"
+#include "parse/classify/classify.h"
 
 namespace casefile::diff {
 namespace {
@@ -71,13 +72,6 @@ bool IsEnvDump(std::string_view path) {
                                                    "ini",  "cfg",  "conf"};
   return (stem == "env" || stem == "environ" || stem == "environment" || stem == "printenv") &&
          !kConfigExt.count(ext);
-}
-
-// The collector's job/job_cmdline.txt, or a cmdline file a person saved.
-bool IsCmdlineFile(std::string_view path) {
-  const std::string base = Lower(BaseName(path));
-  return base.rfind("job_cmdline", 0) == 0 || base == "cmdline" || base == "cmdline.txt" ||
-         base == "proc_cmdline" || base == "proc_cmdline.txt";
 }
 
 // The path with what names the host or task replaced, so the same config
@@ -253,7 +247,7 @@ void LoadNcclEnvironment(const DiffSide& side, SideConfigs& out) {
 
 void LoadCommandLines(const DiffSide& side, SideConfigs& out) {
   for (const FileRow& f : side.files) {
-    if (f.entry_type != "file" || f.kind == "binary" || !IsCmdlineFile(f.path)) continue;
+    if (f.entry_type != "file" || f.kind == "binary" || !IsCommandLineFile(f.path)) continue;
     const std::string host = f.host.value_or("");
     std::vector<std::string> words;
     int64_t first_line = 0;

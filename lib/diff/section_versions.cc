@@ -14,6 +14,7 @@
 #include "analyze/query_values.h"
 #include "diff/config_values.h"
 #include "diff/sections.h"
+#include "parse/version/version_facts.h"
 
 namespace casefile::diff {
 namespace {
@@ -21,32 +22,7 @@ namespace {
 // A pip list of 400 packages on 2,000 hosts is 800k rows: enough for that,
 // bounded for anything larger.
 constexpr size_t kMaxVersionRows = 2'000'000;
-constexpr std::string_view kNcclLog = "nccl_log";
-
-// When two reports of one host name a component, the earlier source of this
-// list wins (the build analyzer's order). What NCCL printed when it ran
-// (nccl_log) comes first: that is the library the run used, whatever pip
-// says is installed.
-int SourceRank(std::string_view source) {
-  static constexpr std::string_view kOrder[] = {"nccl_log",
-                                                "collect_env",
-                                                "nvcc",
-                                                "nvidia_smi",
-                                                "nvidia_smi_csv",
-                                                "ds_report",
-                                                "jax_env",
-                                                "transformers_env",
-                                                "gcc",
-                                                "pip",
-                                                "conda",
-                                                "which_nvcc",
-                                                "cuda_dirs",
-                                                "env"};
-  for (size_t i = 0; i < std::size(kOrder); ++i) {
-    if (source == kOrder[i]) return static_cast<int>(i);
-  }
-  return static_cast<int>(std::size(kOrder));
-}
+constexpr std::string_view kNcclLog = version::kSourceNcclLog;
 
 // The components whose change most often breaks a distributed run.
 bool IsKeyComponent(std::string_view component) {
@@ -193,7 +169,7 @@ void LoadVersions(const DiffSide& side, SideVersions& out, std::map<std::string,
           key_info.push_back({std::string(component), std::string(detail)});
         }
         fact.host = host;
-        fact.rank = SourceRank(source);
+        fact.rank = version::SourcePreference(source);
         fact.version = versions.Id(ViewOf(v[3]));
         fact.source = sources.Id(source);
         fact.line = {file_id, IntOf(v[1]).value_or(0)};

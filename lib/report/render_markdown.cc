@@ -504,23 +504,6 @@ std::string Input(const Report& report, const Commands& cmd) {
   return out;
 }
 
-std::string Warnings(const Report& report) {
-  if (report.warnings.empty()) return "";
-  std::string out = "### Warnings\n\n";
-  size_t shown = 0;
-  for (const std::string& w : report.warnings) {
-    if (shown == kWarningsListed ||
-        !AppendWithin(out, "- " + Inline(w, 300) + "\n", kWarningsBudget - 60)) {
-      break;
-    }
-    ++shown;
-  }
-  if (shown < report.warnings.size()) {
-    out += "- " + std::to_string(report.warnings.size() - shown) + " more\n";
-  }
-  return out + "\n";
-}
-
 }  // namespace
 
 std::string RenderMarkdown(const Report& report) {
@@ -532,10 +515,11 @@ std::string RenderMarkdown(const Report& report) {
     const char* title;
     std::string text;
   };
-  std::vector<Part> tail = {{"Environment", Environment(report, cmd)},
-                            {"Analyzers", Analyzers(report)},
-                            {"Input", Input(report, cmd)},
-                            {"Warnings", Warnings(report)}};
+  std::vector<Part> tail = {
+      {"Environment", Environment(report, cmd)},
+      {"Analyzers", Analyzers(report)},
+      {"Input", Input(report, cmd)},
+      {"Warnings", md::WarningsSection(report.warnings, kWarningsListed, kWarningsBudget)}};
   const std::string footer =
       "_Full report: " + CodeSpan(cmd.Analyze("html") + " -o casefile-report.html") + "_\n";
   size_t tail_size = footer.size();

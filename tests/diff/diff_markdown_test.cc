@@ -10,123 +10,22 @@
 
 #include "common/version.h"
 #include "diff/diff.h"
+#include "support/markdown_prose.h"
 
 namespace casefile::diff {
 namespace {
 
-// --- a small reader of the markdown, enough for the safety properties ---
-
-struct Fence {
-  std::vector<std::string> lines;  // without the indentation of the fence
-  bool closed = false;
-};
-
-struct Parsed {
-  std::vector<Fence> fences;
-  std::string prose;  // outside fences, code spans and escapes removed
-};
-
-std::vector<std::string> Lines(const std::string& md) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < md.size()) {
-    const size_t nl = md.find('\n', start);
-    if (nl == std::string::npos) {
-      out.push_back(md.substr(start));
-      break;
-    }
-    out.push_back(md.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
-}
-
-// Indentation (up to 3 spaces, the numbered list's) and the backtick run of
-// a fence line; run 0 when the line is not one.
-size_t FenceRun(const std::string& line, size_t* indent = nullptr) {
-  size_t i = 0;
-  while (i < line.size() && i < 3 && line[i] == ' ') ++i;
-  size_t n = 0;
-  while (i + n < line.size() && line[i + n] == '`') ++n;
-  if (indent != nullptr) *indent = i;
-  return n >= 3 ? n : 0;
-}
-
-std::string StripInlineCode(const std::string& line) {
-  std::string out;
-  for (size_t i = 0; i < line.size();) {
-    if (line[i] == '\\' && i + 1 < line.size()) {
-      out += '~';
-      i += 2;
-      continue;
-    }
-    if (line[i] == '`') {
-      size_t n = 0;
-      while (i + n < line.size() && line[i + n] == '`') ++n;
-      size_t j = i + n;
-      bool closed = false;
-      while (j < line.size()) {
-        if (line[j] != '`') {
-          ++j;
-          continue;
-        }
-        size_t m = 0;
-        while (j + m < line.size() && line[j + m] == '`') ++m;
-        if (m == n) {
-          closed = true;
-          break;
-        }
-        j += m;
-      }
-      if (closed) {
-        out += "CODE";
-        i = j + n;
-        continue;
-      }
-      out.append(n, '`');
-      i += n;
-      continue;
-    }
-    out += line[i++];
-  }
-  return out;
-}
-
-Parsed Parse(const std::string& md) {
-  Parsed p;
-  const std::vector<std::string> lines = Lines(md);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    size_t indent = 0;
-    const size_t run = FenceRun(lines[i], &indent);
-    if (run > 0) {
-      Fence f;
-      for (++i; i < lines.size(); ++i) {
-        const std::string& l = lines[i];
-        if (FenceRun(l) >= run && l.find_first_not_of("` ") == std::string::npos) {
-          f.closed = true;
-          break;
-        }
-        // A line of the block indented less than its fence would end the
-        // list item, and the block with it.
-        EXPECT_EQ(l.substr(0, indent), std::string(indent, ' ')) << l;
-        f.lines.push_back(l.substr(std::min(indent, l.size())));
-      }
-      p.fences.push_back(f);
-      continue;
-    }
-    p.prose += StripInlineCode(lines[i]) + "\n";
-  }
-  return p;
-}
-
-bool AnyFenceHasLine(const Parsed& p, const std::string& line) {
-  for (const Fence& f : p.fences) {
-    for (const std::string& l : f.lines) {
-      if (l == line) return true;
-    }
-  }
-  return false;
-}
+// The markdown reader of the safety tests (tests/support/markdown_prose.h).
+using test::AnyFenceHasLine;
+using test::CodePoints;
+using test::ExpectFencesClosed;
+using test::ExpectNoForeignHtml;
+using test::ExpectNoMentionOrLink;
+using test::FencedBlock;
+using test::ParsedMarkdown;
+using test::ParseMarkdown;
+using test::SplitLines;
+using test::UnescapedPipes;
 
 // --- diffs built by hand ---
 
@@ -217,7 +116,7 @@ TEST(RenderDiffMarkdown, HeadingSidesAndHeadline) {
                     "   ```\n2. torch changed: 2.3.0 -\\> 2.4.0 _(versions, score 70)_\n"),
             std::string::npos)
       << md;
-  const Parsed p = Parse(md);
+  const ParsedMarkdown p = ParseMarkdown(md);
   EXPECT_TRUE(
       AnyFenceHasLine(p,
                       "good  good.tar.zst:hosts/host-1/versions/pip_list.txt:41  torch      "
@@ -349,16 +248,13 @@ DiffReport Hostile() {
 
 TEST(RenderDiffMarkdownSafety, NothingFromTheBundlesBecomesMarkupMentionOrLink) {
   const std::string md = RenderDiffMarkdown(Hostile());
-  const Parsed p = Parse(md);
-  for (const Fence& f : p.fences) EXPECT_TRUE(f.closed) << md;
-  EXPECT_EQ(p.prose.find('<'), std::string::npos) << p.prose;
-  EXPECT_EQ(p.prose.find('>'), std::string::npos) << p.prose;
-  EXPECT_EQ(p.prose.find('@'), std::string::npos) << p.prose;
-  EXPECT_EQ(p.prose.find("://"), std::string::npos) << p.prose;
-  EXPECT_EQ(p.prose.find("]("), std::string::npos) << p.prose;
+  const ParsedMarkdown p = ParseMarkdown(md);
+  ExpectFencesClosed(p);
+  ExpectNoForeignHtml(p.prose);  // the diff has no tags of its own
+  ExpectNoMentionOrLink(p.prose);
   EXPECT_EQ(p.prose.find("#12"), std::string::npos) << p.prose;
   EXPECT_EQ(p.prose.find("*e*"), std::string::npos) << p.prose;
-  for (const std::string& line : Lines(p.prose)) EXPECT_NE(line.rfind("## h", 0), 0u) << line;
+  for (const std::string& line : SplitLines(p.prose)) EXPECT_NE(line.rfind("## h", 0), 0u) << line;
   EXPECT_EQ(md.find('\x1b'), std::string::npos);
   EXPECT_EQ(md.find('\xff'), std::string::npos);
   EXPECT_EQ(md.find("\xe2\x80\xae"), std::string::npos);
@@ -368,11 +264,11 @@ TEST(RenderDiffMarkdownSafety, NothingFromTheBundlesBecomesMarkupMentionOrLink) 
 
 TEST(RenderDiffMarkdownSafety, HeadlineEvidenceStaysInItsFence) {
   const std::string md = RenderDiffMarkdown(Hostile());
-  const Parsed p = Parse(md);
+  const ParsedMarkdown p = ParseMarkdown(md);
   // Two lines of the good side, one of the bad, in one block that their
   // backticks cannot close.
   bool found = false;
-  for (const Fence& f : p.fences) {
+  for (const FencedBlock& f : p.fences) {
     if (f.lines.size() == 3 && f.lines[0] == "good  good<script>.tar:logs/```.log:7  ```" &&
         f.lines[1] == "good  good<script>.tar:logs/a.log:8  ````` @root </details>" &&
         f.lines[2] ==
@@ -387,15 +283,10 @@ TEST(RenderDiffMarkdownSafety, HeadlineEvidenceStaysInItsFence) {
 TEST(RenderDiffMarkdownSafety, TableRowsKeepTheirColumns) {
   const std::string md = RenderDiffMarkdown(Hostile());
   bool seen = false;
-  for (const std::string& line : Lines(md)) {
+  for (const std::string& line : SplitLines(md)) {
     if (line.rfind("| 99 |", 0) != 0) continue;
     seen = true;
-    // Unescaped pipes: 8 for 7 columns.
-    size_t pipes = 0;
-    for (size_t i = 0; i < line.size(); ++i) {
-      if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++pipes;
-    }
-    EXPECT_EQ(pipes, 8u) << line;
+    EXPECT_EQ(UnescapedPipes(line), 8u) << line;  // 8 for 7 columns
     EXPECT_NE(line.find("| ```a\\|b`c``d``` | `h\\|@x` | `` `v`\\|1 `` | `<img src=x>` |"),
               std::string::npos)
         << line;
@@ -434,12 +325,6 @@ DiffReport Enormous() {
   return r;
 }
 
-size_t CodePoints(const std::string& s) {
-  size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
 TEST(RenderDiffMarkdownSize, StaysUnderTheCommentLimitWhateverTheInput) {
   const std::string md = RenderDiffMarkdown(Enormous());
   EXPECT_LT(md.size(), 65536u);
@@ -457,10 +342,10 @@ TEST(RenderDiffMarkdownSize, StaysUnderTheCommentLimitWhateverTheInput) {
   EXPECT_EQ(md.find("Cut to stay within"), std::string::npos);
   // At most kHeadlineItems in the headline.
   EXPECT_EQ(md.find("\n4. "), std::string::npos);
-  const Parsed p = Parse(md);
-  for (const Fence& f : p.fences) EXPECT_TRUE(f.closed);
+  const ParsedMarkdown p = ParseMarkdown(md);
+  ExpectFencesClosed(p);
+  ExpectNoForeignHtml(p.prose);
   EXPECT_EQ(p.prose.find('@'), std::string::npos);
-  EXPECT_EQ(p.prose.find('<'), std::string::npos);
 }
 
 TEST(RenderDiffMarkdownSize, Deterministic) {

@@ -2,7 +2,9 @@
 // path_attribution.h), including the look-alikes that must not match.
 #include <gtest/gtest.h>
 
+#include "parse/classify/classify.h"
 #include "parse/classify/path_attribution.h"
+#include "parse/version/version_facts.h"
 
 namespace casefile {
 namespace {
@@ -121,6 +123,25 @@ TEST(ClassifyPathTest, EmptyAndOddPaths) {
   PathAttribution b = AttributeFromPath("//host-1//rank2.log");
   EXPECT_EQ(b.host, "host-1");
   EXPECT_EQ(b.rank, 2);
+}
+
+TEST(CommandLineFile, TheCollectorsAndProcCopies) {
+  EXPECT_TRUE(IsCommandLineFile("job/job_cmdline.txt"));
+  EXPECT_TRUE(IsCommandLineFile("host-1/job/JOB_CMDLINE.TXT"));
+  EXPECT_TRUE(IsCommandLineFile("proc_cmdline"));
+  EXPECT_TRUE(IsCommandLineFile("node03/cmdline.txt"));
+  EXPECT_FALSE(IsCommandLineFile("logs/cmdline_parser.log"));
+  EXPECT_FALSE(IsCommandLineFile("job/cmdline/"));
+  EXPECT_FALSE(IsCommandLineFile("my_cmdline.txt"));
+}
+
+TEST(VersionSource, PreferenceRunsFromRunTimeToEnvironment) {
+  using version::SourcePreference;
+  EXPECT_EQ(SourcePreference("nccl_log"), 0);
+  EXPECT_LT(SourcePreference("collect_env"), SourcePreference("pip"));
+  EXPECT_LT(SourcePreference("nvcc"), SourcePreference("cuda_dirs"));
+  EXPECT_LT(SourcePreference("cuda_dirs"), SourcePreference("env"));
+  EXPECT_GT(SourcePreference("something_else"), SourcePreference("env"));
 }
 
 }  // namespace

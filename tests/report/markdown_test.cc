@@ -11,138 +11,27 @@
 #include <vector>
 
 #include "common/version.h"
+#include "report/markdown/markdown_text.h"
 #include "report/report.h"
+#include "support/markdown_prose.h"
 
 namespace casefile {
 namespace {
 
-// --- a small reader of the markdown, enough for the safety properties ---
+// The markdown reader of the safety tests (tests/support/markdown_prose.h).
+using test::AnyFenceHasLine;
+using test::CodePoints;
+using test::ExpectFencesClosed;
+using test::ExpectNoMentionOrLink;
+using test::FencedBlock;
+using test::ParsedMarkdown;
+using test::ParseMarkdown;
+using test::SplitLines;
+using test::UnescapedPipes;
 
-struct Fence {
-  size_t open_line = 0;  // index of the opening line
-  std::vector<std::string> lines;
-  bool closed = false;
-};
-
-struct Parsed {
-  std::vector<Fence> fences;
-  // Text outside fences, with code spans and backslash escapes removed: what
-  // a tracker reads as markup, mentions and links.
-  std::string prose;
-};
-
-std::vector<std::string> Lines(const std::string& md) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= md.size()) {
-    const size_t nl = md.find('\n', start);
-    if (nl == std::string::npos) {
-      if (start < md.size()) out.push_back(md.substr(start));
-      break;
-    }
-    out.push_back(md.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return out;
-}
-
-// A line that opens or closes a backtick fence: up to 3 spaces of indent
-// (list items indent more; the report has none around fences), then three
-// or more backticks. Returns the run length, 0 when not a fence line.
-size_t FenceRun(const std::string& line) {
-  size_t i = 0;
-  while (i < line.size() && i < 3 && line[i] == ' ') ++i;
-  size_t n = 0;
-  while (i + n < line.size() && line[i + n] == '`') ++n;
-  return n >= 3 ? n : 0;
-}
-
-// Removes code spans (a backtick run up to the next run of the same
-// length) and backslash escapes from one line of prose.
-std::string StripInlineCode(const std::string& line) {
-  std::string out;
-  for (size_t i = 0; i < line.size();) {
-    if (line[i] == '\\' && i + 1 < line.size()) {
-      out += '~';  // an escaped character: literal text, never markup
-      i += 2;
-      continue;
-    }
-    if (line[i] == '`') {
-      size_t n = 0;
-      while (i + n < line.size() && line[i + n] == '`') ++n;
-      size_t j = i + n;
-      bool closed = false;
-      while (j < line.size()) {
-        if (line[j] != '`') {
-          ++j;
-          continue;
-        }
-        size_t m = 0;
-        while (j + m < line.size() && line[j + m] == '`') ++m;
-        if (m == n) {
-          closed = true;
-          break;
-        }
-        j += m;
-      }
-      if (closed) {
-        out += "CODE";
-        i = j + n;
-        continue;
-      }
-      out.append(n, '`');  // an unmatched run is literal text
-      i += n;
-      continue;
-    }
-    out += line[i++];
-  }
-  return out;
-}
-
-Parsed Parse(const std::string& md) {
-  Parsed p;
-  const std::vector<std::string> lines = Lines(md);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const size_t run = FenceRun(lines[i]);
-    if (run > 0) {
-      Fence f;
-      f.open_line = i;
-      for (++i; i < lines.size(); ++i) {
-        const std::string& l = lines[i];
-        const size_t close = FenceRun(l);
-        if (close >= run && l.find_first_not_of("` ") == std::string::npos) {
-          f.closed = true;
-          break;
-        }
-        f.lines.push_back(l);
-      }
-      p.fences.push_back(f);
-      continue;
-    }
-    p.prose += StripInlineCode(lines[i]) + "\n";
-  }
-  return p;
-}
-
-bool AnyFenceHasLine(const Parsed& p, const std::string& line) {
-  for (const Fence& f : p.fences) {
-    for (const std::string& l : f.lines) {
-      if (l == line) return true;
-    }
-  }
-  return false;
-}
-
-// The prose may hold only the report's own tags.
-void ExpectNoForeignHtml(const std::string& prose) {
-  std::string rest = prose;
-  for (const char* tag : {"<details>", "</details>", "<summary>", "</summary>"}) {
-    for (size_t at = rest.find(tag); at != std::string::npos; at = rest.find(tag)) {
-      rest.erase(at, std::string(tag).size());
-    }
-  }
-  EXPECT_EQ(rest.find('<'), std::string::npos) << prose;
-  EXPECT_EQ(rest.find('>'), std::string::npos) << prose;
+// The prose may hold only the report's own tags (its folded sections).
+void ExpectNoForeignHtmlInReport(const std::string& prose) {
+  test::ExpectNoForeignHtml(prose, {"<details>", "</details>", "<summary>", "</summary>"});
 }
 
 // --- reports built by hand ---
@@ -264,7 +153,7 @@ TEST(RenderMarkdown, HeadingBundlesAndFindingLines) {
 
 TEST(RenderMarkdown, EvidenceWithContextMarksTheMatchedLine) {
   const std::string md = RenderMarkdown(Sample());
-  const Parsed p = Parse(md);
+  const ParsedMarkdown p = ParseMarkdown(md);
   // Caption above the block: path:line (one bundle: no bundle prefix).
   EXPECT_NE(md.find("\n`logs/coordinator.log:212`\n\n```text\n"), std::string::npos) << md;
   EXPECT_TRUE(AnyFenceHasLine(
@@ -276,7 +165,7 @@ TEST(RenderMarkdown, EvidenceWithContextMarksTheMatchedLine) {
   // No context for the second finding: its line alone, still marked.
   EXPECT_TRUE(
       AnyFenceHasLine(p, "> 9 | [81234.551201] Out of memory: Killed process 30211 (python3)"));
-  for (const Fence& f : p.fences) EXPECT_TRUE(f.closed);
+  ExpectFencesClosed(p);
 }
 
 TEST(RenderMarkdown, GutterWidthFollowsTheWidestLineNumber) {
@@ -288,7 +177,7 @@ TEST(RenderMarkdown, GutterWidthFollowsTheWidestLineNumber) {
   r.findings[0].evidence[0].line = 100;
   r.findings[0].evidence[0].text = "[rank3]:[E417 09:12:33.000000001 ProcessGroupNCCL.cpp:1709] x";
   r.context.evidence[0] = {ctx};
-  const Parsed p = Parse(RenderMarkdown(r));
+  const ParsedMarkdown p = ParseMarkdown(RenderMarkdown(r));
   EXPECT_TRUE(AnyFenceHasLine(
       p, "   98 | [rank3]:[W417 09:12:31.000000001 ProcessGroupNCCL.cpp:1200] slow"));
   EXPECT_TRUE(
@@ -316,7 +205,7 @@ TEST(RenderMarkdown, EvidenceBeyondFiveIsFoldedThenCounted) {
                                 " nranks 32 cudaDev 0 - Init COMPLETE"));
   }
   const std::string md = RenderMarkdown(r);
-  const Parsed p = Parse(md);
+  const ParsedMarkdown p = ParseMarkdown(md);
   // The first five in their own blocks, marked.
   for (int i = 1; i <= 5; ++i) {
     EXPECT_NE(
@@ -481,6 +370,34 @@ TEST(RenderMarkdown, AnalyzersThatDidNotRunAndIngestIssues) {
       << md;
 }
 
+// --- warnings (the section the report shares with the diff) ---
+
+TEST(WarningsSection, NoneGivesNoSection) { EXPECT_EQ(md::WarningsSection({}, 20, 3072), ""); }
+
+TEST(WarningsSection, EachWarningIsOneInertListItem) {
+  // '<' '>' escaped, the mention a code span.
+  EXPECT_EQ(md::WarningsSection({"disk <full> @ops", "index has no templates table"}, 20, 3072),
+            "### Warnings\n\n- disk \\<full\\> `@ops`\n- index has no templates table\n\n");
+}
+
+TEST(WarningsSection, ListedCapCountsTheRest) {
+  std::vector<std::string> warnings;
+  for (int i = 0; i < 25; ++i) warnings.push_back("w" + std::to_string(i));
+  const std::string section = md::WarningsSection(warnings, 20, 3072);
+  EXPECT_NE(section.find("- w19\n- 5 more\n\n"), std::string::npos) << section;
+  EXPECT_EQ(section.find("- w20\n"), std::string::npos) << section;
+}
+
+TEST(WarningsSection, BudgetKeepsRoomForTheCountLine) {
+  const std::vector<std::string> warnings(5, "aaaa");
+  // 60 bytes are kept for the count line: 88 leaves 28 for the heading
+  // (14 bytes) and two items of 7.
+  EXPECT_EQ(md::WarningsSection(warnings, 20, 88), "### Warnings\n\n- aaaa\n- aaaa\n- 3 more\n\n");
+  EXPECT_EQ(md::WarningsSection(warnings, 20, 87), "### Warnings\n\n- aaaa\n- 4 more\n\n");
+  // A budget under the reserve lists none and still says how many there are.
+  EXPECT_EQ(md::WarningsSection(warnings, 20, 10), "### Warnings\n\n- 5 more\n\n");
+}
+
 // --- safety ---
 
 // Every hostile string a bundle or a plugin can put in a report, in every
@@ -526,12 +443,9 @@ Report Hostile() {
 
 TEST(RenderMarkdownSafety, NothingFromTheBundleBecomesMarkupMentionOrLink) {
   const std::string md = RenderMarkdown(Hostile());
-  const Parsed p = Parse(md);
-  ExpectNoForeignHtml(p.prose);
-  EXPECT_EQ(p.prose.find('@'), std::string::npos) << p.prose;
-  EXPECT_EQ(p.prose.find("://"), std::string::npos) << p.prose;
-  EXPECT_EQ(p.prose.find("]("), std::string::npos) << p.prose;
-  EXPECT_EQ(p.prose.find("www."), std::string::npos) << p.prose;
+  const ParsedMarkdown p = ParseMarkdown(md);
+  ExpectNoForeignHtmlInReport(p.prose);
+  ExpectNoMentionOrLink(p.prose);
   EXPECT_EQ(p.prose.find("#123"), std::string::npos) << p.prose;
   EXPECT_EQ(p.prose.find("!45"), std::string::npos) << p.prose;
   EXPECT_EQ(p.prose.find("*em*"), std::string::npos) << p.prose;
@@ -548,8 +462,8 @@ TEST(RenderMarkdownSafety, NothingFromTheBundleBecomesMarkupMentionOrLink) {
 
 TEST(RenderMarkdownSafety, NoLineOfBundleTextStartsABlock) {
   const std::string md = RenderMarkdown(Hostile());
-  const Parsed p = Parse(md);
-  for (const std::string& line : Lines(p.prose)) {
+  const ParsedMarkdown p = ParseMarkdown(md);
+  for (const std::string& line : SplitLines(p.prose)) {
     EXPECT_NE(line.rfind("## fake", 0), 0u) << line;
     EXPECT_NE(line.rfind("- not", 0), 0u) << line;
     EXPECT_NE(line.rfind("1. not", 0), 0u) << line;
@@ -579,12 +493,12 @@ TEST(RenderMarkdownSafety, ListMarkersAtTheStartOfAParagraphAreEscaped) {
 
 TEST(RenderMarkdownSafety, FencesCannotBeClosedByTheirContent) {
   const std::string md = RenderMarkdown(Hostile());
-  const Parsed p = Parse(md);
-  for (const Fence& f : p.fences) EXPECT_TRUE(f.closed) << md;
+  const ParsedMarkdown p = ParseMarkdown(md);
+  ExpectFencesClosed(p);
   // The command line's own fence lines stay inside its block, and so does
   // the line after them.
   bool found = false;
-  for (const Fence& f : p.fences) {
+  for (const FencedBlock& f : p.fences) {
     if (f.lines.size() == 3 && f.lines[0] == "python train.py" && f.lines[1] == "````" &&
         f.lines[2] == "rm -rf / # ``` @root <script>") {
       found = true;
@@ -609,7 +523,7 @@ TEST(RenderMarkdownSafety, ControlBytesAndInvalidUtf8AreReplaced) {
   EXPECT_EQ(md.find('\xff'), std::string::npos);
   EXPECT_EQ(md.find("\xe2\x80\xae"), std::string::npos);  // RIGHT-TO-LEFT OVERRIDE
   EXPECT_NE(md.find("\xef\xbf\xbd\\[31mred\xef\xbf\xbd\\[0m"), std::string::npos);
-  const Parsed p = Parse(md);
+  const ParsedMarkdown p = ParseMarkdown(md);
   EXPECT_TRUE(
       AnyFenceHasLine(p, "> 5 | [rank0]:\xef\xbf\xbd[1;31mERROR\xef\xbf\xbd[0m ````` fence? `"));
 }
@@ -622,13 +536,9 @@ TEST(RenderMarkdownSafety, TableCellsKeepTheirColumns) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| `a\\|b` | `` `x`\\|<y> `` |\n"), std::string::npos) << md;
-  for (const std::string& line : Lines(md)) {
+  for (const std::string& line : SplitLines(md)) {
     if (line.rfind("| torch", 0) != 0 && line.rfind("| `a", 0) != 0) continue;
-    size_t cells = 0;
-    for (size_t i = 0; i < line.size(); ++i) {
-      if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++cells;
-    }
-    EXPECT_EQ(cells, line.rfind("| torch", 0) == 0 ? 4u : 3u) << line;
+    EXPECT_EQ(UnescapedPipes(line), line.rfind("| torch", 0) == 0 ? 4u : 3u) << line;
   }
 }
 
@@ -705,12 +615,6 @@ Report Enormous() {
   return r;
 }
 
-size_t CodePoints(const std::string& s) {
-  size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
-
 TEST(RenderMarkdownSize, StaysUnderTheCommentLimitWhateverTheInput) {
   const std::string md = RenderMarkdown(Enormous());
   EXPECT_LT(md.size(), 65536u);
@@ -725,9 +629,9 @@ TEST(RenderMarkdownSize, StaysUnderTheCommentLimitWhateverTheInput) {
   EXPECT_NE(md.find("### Warnings"), std::string::npos);
   EXPECT_NE(md.find("; 290 more\n"), std::string::npos);  // bundles
   EXPECT_EQ(md.find("Cut to stay within"), std::string::npos);
-  const Parsed p = Parse(md);
-  for (const Fence& f : p.fences) EXPECT_TRUE(f.closed);
-  ExpectNoForeignHtml(p.prose);
+  const ParsedMarkdown p = ParseMarkdown(md);
+  ExpectFencesClosed(p);
+  ExpectNoForeignHtmlInReport(p.prose);
   EXPECT_EQ(p.prose.find('@'), std::string::npos);
 }
 

@@ -130,4 +130,10 @@ inline constexpr size_t kClassifyHeadBytes = 64 * 1024;
 // file is empty). Pure function, thread-safe, never throws.
 FileKind ClassifyFile(std::string_view path, std::string_view head);
 
+// The job's command line as a file: the collector's job/job_cmdline.txt
+// (--job-cmdline), or one a person saved from /proc ("cmdline",
+// "proc_cmdline", with or without ".txt"; any case). Its arguments may be
+// separated by NUL bytes, as /proc/<pid>/cmdline writes them.
+bool IsCommandLineFile(std::string_view path);
+
 }  // namespace casefile

@@ -93,6 +93,16 @@ inline constexpr const char* kSourceConda = "conda";  // collect_env [conda], co
 inline constexpr const char* kSourceWhichNvcc = "which_nvcc";
 inline constexpr const char* kSourceCudaDirs = "cuda_dirs";
 inline constexpr const char* kSourceEnv = "env";
+// The version a process's NCCL printed at run time (ingest reads it from
+// NCCL INFO lines into nccl_ranks and versions).
+inline constexpr const char* kSourceNcclLog = "nccl_log";
+
+// How direct a source is: 0 for the version a process printed at run time
+// (nccl_log), then collect_env, nvcc, nvidia_smi, nvidia_smi_csv, ds_report,
+// jax_env, transformers_env, gcc, pip, conda, which_nvcc, cuda_dirs, env;
+// anything else after them. Readers that must pick one report of several
+// prefer the smallest.
+int SourcePreference(std::string_view source);
 
 struct VersionFact {
   std::string component;

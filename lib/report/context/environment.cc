@@ -1,35 +1,16 @@
 // The environment maintainers ask for in bug reports, beyond versions: the
 // job's command line and the DeepSpeed config.
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <string_view>
 
+#include "parse/classify/classify.h"
 #include "report/context/context_parts.h"
 
 namespace casefile::context {
 namespace {
 
 constexpr size_t kCommandLineBytes = 4096;
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string BaseName(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
-// The collector's job/job_cmdline.txt, or a cmdline file a person saved (as
-// the diff's config section names them).
-bool IsCmdlineFile(std::string_view path) {
-  const std::string base = Lower(BaseName(path));
-  return base.rfind("job_cmdline", 0) == 0 || base == "cmdline" || base == "cmdline.txt" ||
-         base == "proc_cmdline" || base == "proc_cmdline.txt";
-}
 
 // Keys only a DeepSpeed config has at its top level.
 bool IsDeepSpeedKey(std::string_view key) {
@@ -54,7 +35,8 @@ ReportEnvironment LoadEnvironment(const IndexFacts& facts) {
   // Command line: the first such file with stored lines, by host then path.
   std::vector<const FileRow*> cmdlines;
   for (const FileRow& f : facts.files) {
-    if (f.entry_type == "file" && f.line_count > 0 && IsCmdlineFile(f.path)) cmdlines.push_back(&f);
+    if (f.entry_type == "file" && f.line_count > 0 && IsCommandLineFile(f.path))
+      cmdlines.push_back(&f);
   }
   std::stable_sort(cmdlines.begin(), cmdlines.end(), [&](const FileRow* a, const FileRow* b) {
     return std::make_pair(facts.HostOf(*a), a->path) < std::make_pair(facts.HostOf(*b), b->path);

@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "parse/version/version_facts.h"
 #include "report/context/context_parts.h"
 
 namespace casefile::context {
@@ -22,30 +23,6 @@ int KeyOrder(std::string_view component) {
     if (component == kKeyComponents[i]) return static_cast<int>(i);
   }
   return -1;
-}
-
-// Which report kind to compare hosts on when several cover as many hosts:
-// the version a process printed at run time, then the tools' own reports,
-// then package lists, then paths and environment variables.
-int SourceRank(std::string_view source) {
-  static constexpr std::string_view kOrder[] = {"nccl_log",
-                                                "collect_env",
-                                                "nvcc",
-                                                "nvidia_smi",
-                                                "nvidia_smi_csv",
-                                                "ds_report",
-                                                "jax_env",
-                                                "transformers_env",
-                                                "gcc",
-                                                "pip",
-                                                "conda",
-                                                "which_nvcc",
-                                                "cuda_dirs",
-                                                "env"};
-  for (size_t i = 0; i < std::size(kOrder); ++i) {
-    if (source == kOrder[i]) return static_cast<int>(i);
-  }
-  return static_cast<int>(std::size(kOrder));
 }
 
 struct ValueHosts {
@@ -98,7 +75,7 @@ std::vector<VersionSpread> LoadVersions(const IndexFacts& facts, int64_t* compon
     const std::map<std::string, HostValue>* chosen = nullptr;
     int chosen_rank = 0;
     for (const auto& [source, hosts] : sources) {
-      const int rank = SourceRank(source);
+      const int rank = version::SourcePreference(source);
       if (chosen == nullptr || hosts.size() > chosen->size() ||
           (hosts.size() == chosen->size() && rank < chosen_rank)) {
         chosen = &hosts;

@@ -12,10 +12,9 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// Length of the valid UTF-8 sequence starting at text[i], or 0 when the
-// bytes there are not one (overlong forms, surrogates and values past
-// U+10FFFF included, as the HTML parser would replace them anyway).
-size_t ValidSequenceLength(std::string_view text, size_t i) {
+}  // namespace
+
+size_t ValidUtf8Length(std::string_view text, size_t i) {
   const auto b0 = static_cast<unsigned char>(text[i]);
   size_t len = 0;
   uint32_t min = 0;
@@ -39,8 +38,6 @@ size_t ValidSequenceLength(std::string_view text, size_t i) {
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return len;
 }
-
-}  // namespace
 
 void AppendEscaped(std::string& out, std::string_view text) {
   size_t i = 0;
@@ -96,7 +93,7 @@ void AppendEscaped(std::string& out, std::string_view text) {
       ++i;
       continue;
     }
-    const size_t len = ValidSequenceLength(text, i);
+    const size_t len = ValidUtf8Length(text, i);
     if (len == 0) {
       out += kReplacement;
       ++i;

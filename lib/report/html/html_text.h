@@ -14,6 +14,12 @@ namespace casefile::html {
 // UTF-8 becomes U+FFFD and control bytes other than tab and newline become
 // U+FFFD too, so the page stays valid whatever bytes a log held.
 std::string Escape(std::string_view text);
+// Length of the valid UTF-8 sequence starting at text[i] (i < size), or 0
+// when the bytes there are not one (overlong forms, surrogates and values
+// past U+10FFFF included, as the HTML parser would replace them anyway).
+// Escape writes U+FFFD for each byte where it is 0.
+size_t ValidUtf8Length(std::string_view text, size_t i);
+
 // Whether one UTF-8 character (its bytes) changes how text reads without
 // being visible: a C1 control or a bidirectional override or isolate
 // (U+202A..U+202E, U+2066..U+2069, the "Trojan source" characters). Escape

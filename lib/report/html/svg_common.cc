@@ -99,33 +99,6 @@ double AsciiEm(unsigned char c) {
   return c >= 'A' && c <= 'Z' ? kCapitalEm : kNormalEm;
 }
 
-// The length of the valid UTF-8 sequence at text[i], 0 when the bytes there
-// are not one; the same rule as Escape's (html_text.cc), so that each
-// character counted here is one character of the escaped text.
-size_t SequenceLength(std::string_view text, size_t i) {
-  const auto b0 = static_cast<unsigned char>(text[i]);
-  size_t len = 0;
-  uint32_t min = 0, cp = 0;
-  if (b0 < 0x80) return 1;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2, min = 0x80, cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, min = 0x800, cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, min = 0x10000, cp = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(text[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
 // The estimated width in em of the character at text[i]; `i` is moved past it.
 double NextCharEm(std::string_view text, size_t& i) {
   const auto c = static_cast<unsigned char>(text[i]);
@@ -133,7 +106,7 @@ double NextCharEm(std::string_view text, size_t& i) {
     ++i;
     return AsciiEm(c);
   }
-  const size_t len = SequenceLength(text, i);
+  const size_t len = ValidUtf8Length(text, i);
   i += len == 0 ? 1 : len;  // an invalid byte: one U+FFFD
   return kOtherEm;
 }

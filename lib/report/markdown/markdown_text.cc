@@ -212,4 +212,19 @@ bool AppendWithin(std::string& out, const std::string& piece, size_t budget) {
   return true;
 }
 
+std::string WarningsSection(const std::vector<std::string>& warnings, size_t listed,
+                            size_t budget) {
+  if (warnings.empty()) return "";
+  std::string out = "### Warnings\n\n";
+  // 60 bytes of the budget are kept for the "- N more" line.
+  const size_t limit = budget > 60 ? budget - 60 : 0;
+  size_t shown = 0;
+  for (const std::string& w : warnings) {
+    if (shown == listed || !AppendWithin(out, "- " + Inline(w, 300) + "\n", limit)) break;
+    ++shown;
+  }
+  if (shown < warnings.size()) out += "- " + std::to_string(warnings.size() - shown) + " more\n";
+  return out + "\n";
+}
+
 }  // namespace casefile::md

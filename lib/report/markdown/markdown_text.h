@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "report/html/html_text.h"
 
@@ -105,5 +106,11 @@ std::string Plural(int64_t n, const char* one, const char* many);
 // says whether it did. Sections build their lists with it so that each
 // stays within its share of kMarkdownBudgetBytes.
 bool AppendWithin(std::string& out, const std::string& piece, size_t budget);
+
+// The "### Warnings" section of a page ("" when there are none): one list
+// item per warning, each Inline (warnings quote bundle and plugin text), at
+// most `listed` of them and within `budget` bytes, then "- N more" for the
+// rest. The report and the diff show their warnings alike.
+std::string WarningsSection(const std::vector<std::string>& warnings, size_t listed, size_t budget);
 
 }  // namespace casefile::md
