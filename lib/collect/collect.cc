@@ -29,6 +29,7 @@
 #include "collect/size_budget.h"
 #include "common/error.h"
 #include "common/sha256.h"
+#include "common/shell_quote.h"
 #include "parse/classify/manifest.h"
 
 namespace casefile::collect {
@@ -52,23 +53,6 @@ std::string AbsolutePath(const std::string& path) {
   std::error_code ec;
   fs::path abs = fs::absolute(path, ec);
   return (ec ? fs::path(path) : abs).lexically_normal().generic_string();
-}
-
-// A word as a POSIX shell would read it back.
-std::string ShellQuote(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                            "0123456789-_./=:,+@%") == std::string::npos) {
-    return arg;
-  }
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
 }
 
 std::string JoinQuoted(const std::vector<std::string>& args) {

@@ -242,31 +242,6 @@ std::string MoreLine(int64_t n, std::string_view items, std::string_view command
   return out;
 }
 
-std::string ShellQuote(std::string_view arg) {
-  if (arg.empty()) return "''";
-  bool safe = true;
-  for (char c : arg) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.' || c == '/' || c == ':' || c == ',' ||
-                    c == '+' || c == '=' || c == '@' || c == '%';
-    if (!ok) {
-      safe = false;
-      break;
-    }
-  }
-  if (safe) return std::string(arg);
-  std::string out = "'";
-  for (char c : arg) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += "'";
-  return out;
-}
-
 std::string FilterBar(std::string_view placeholder, bool severity_toggles, bool expand_buttons) {
   std::string out = "<div class=\"filters\" role=\"search\">\n";
   out += "<input id=\"filter\" type=\"search\" placeholder=\"";

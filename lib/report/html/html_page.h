@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/shell_quote.h"
+
 namespace casefile::html {
 
 // The size a page aims to stay under, whatever the bundle (docs/REPORTS.md):
@@ -35,10 +37,9 @@ std::string SectionEnd();
 // escaped; "" when n <= 0.
 std::string MoreLine(int64_t n, std::string_view items, std::string_view command);
 
-// A shell-quoted argument for a command shown in "N more" lines: POSIX
-// single quotes ('it'\''s'); bare when only safe characters
-// (letters, digits, - _ . / : , + = @ %).
-std::string ShellQuote(std::string_view arg);
+// A shell-quoted argument for a command shown in "N more" lines
+// (common/shell_quote.h).
+using casefile::ShellQuote;
 
 // The filter bar the page script drives: <div class="filters"> with
 // <input id="filter" type="search">, optionally the severity toggles

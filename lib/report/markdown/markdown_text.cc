@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/json_writer.h"
+#include "common/shell_quote.h"
 #include "report/html/html_text.h"
 
 namespace casefile::md {
@@ -184,14 +185,10 @@ std::string Fenced(const std::string& body, std::string_view indent) {
 // quotes readable), else in single quotes.
 std::string ShellWord(std::string_view raw) {
   const std::string s = Clean(raw, 300);
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                        "0123456789_@%+=:,./-") == std::string::npos) {
-    return s;
-  }
+  if (IsShellSafeWord(s)) return s;
+  // Double quotes read more naturally when nothing inside is special there.
   if (s.find_first_of("\"$`\\!") == std::string::npos) return "\"" + s + "\"";
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+  return ShellQuote(s);
 }
 
 // A SQL string literal ('' for a quote).
