@@ -127,6 +127,10 @@ casefile_status Guard(const char* function, casefile_session* session, casefile_
                       Body&& body) noexcept {
   try {
     return body();
+  } catch (const QueryTimeoutError& e) {
+    // An Error(kLimit) in the core; the C API names it apart, so that a
+    // caller can tell a slow query from a result that is too large.
+    return Fail(function, session, err, CASEFILE_E_TIMEOUT, e.what());
   } catch (const Error& e) {
     return Fail(function, session, err, StatusFromCode(e.code()), e.what());
   } catch (const std::bad_alloc&) {
@@ -151,6 +155,9 @@ casefile_status CheckOptionsVersion(const char* function, casefile_session* sess
 
 // NULL options mean defaults; a 0 limit keeps the default limit.
 SessionOptions ToSessionOptions(const casefile_open_options* opts);
+// The bounds of a query: NULL options or a 0 field mean the default
+// (index/query_limits.h). The caller has checked the version.
+QueryLimits ToQueryLimits(const casefile_query_options* opts);
 // The analyzers to run (empty = all). Throws Error(kArgument) for a NULL
 // array with a non-zero count, or a NULL name.
 std::vector<std::string> AnalyzerNames(const casefile_analyze_options* opts);

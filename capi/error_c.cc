@@ -114,6 +114,8 @@ const char* casefile_status_string(casefile_status status) {
       return "incompatible index version";
     case CASEFILE_E_LIMIT:
       return "limit exceeded";
+    case CASEFILE_E_TIMEOUT:
+      return "query timed out";
     case CASEFILE_E_QUERY:
       return "query error";
     case CASEFILE_E_READ_ONLY:

@@ -73,6 +73,33 @@ void AddEvidence(casefile_finding_builder* builder, int64_t file_id, int64_t lin
 
 }  // namespace
 
+namespace {
+
+casefile_status AnalysisQuery(const char* function, casefile_analysis* analysis, const char* sql,
+                              const casefile_query_options* opts, casefile_row_fn callback,
+                              void* payload, casefile_error** err) {
+  CASEFILE_CLEAR_ERR(err);
+  if (casefile_status st = CheckAnalysis(function, analysis, err); st != CASEFILE_OK) return st;
+  CASEFILE_CHECK_ARG(function, nullptr, err, sql);
+  if (opts != nullptr) {
+    if (casefile_status st = CheckOptionsVersion(function, nullptr, err, opts->version,
+                                                 CASEFILE_QUERY_OPTIONS_VERSION, "query options");
+        st != CASEFILE_OK) {
+      return st;
+    }
+  }
+  return Guard(function, nullptr, err, [&]() -> casefile_status {
+    casefile::capi::RowToC rows(callback, payload);
+    analysis->context->index().Query(
+        sql, [&](const casefile::QueryRow& row) { return rows(row); },
+        casefile::capi::ToQueryLimits(opts));
+    if (rows.aborted()) throw Error(ErrorCode::kAborted, "the row callback returned non-zero");
+    return CASEFILE_OK;
+  });
+}
+
+}  // namespace
+
 extern "C" {
 
 casefile_status casefile_analyzer_register(const casefile_analyzer_def* def, casefile_error** err) {
@@ -124,16 +151,14 @@ casefile_status casefile_analyzer_unregister(const char* name, casefile_error** 
 casefile_status casefile_analysis_query(casefile_analysis* analysis, const char* sql,
                                         casefile_row_fn callback, void* payload,
                                         casefile_error** err) {
-  static constexpr const char* kFn = "casefile_analysis_query";
-  CASEFILE_CLEAR_ERR(err);
-  if (casefile_status st = CheckAnalysis(kFn, analysis, err); st != CASEFILE_OK) return st;
-  CASEFILE_CHECK_ARG(kFn, nullptr, err, sql);
-  return Guard(kFn, nullptr, err, [&]() -> casefile_status {
-    casefile::capi::RowToC rows(callback, payload);
-    analysis->context->index().Query(sql, [&](const casefile::QueryRow& row) { return rows(row); });
-    if (rows.aborted()) throw Error(ErrorCode::kAborted, "the row callback returned non-zero");
-    return CASEFILE_OK;
-  });
+  return AnalysisQuery("casefile_analysis_query", analysis, sql, nullptr, callback, payload, err);
+}
+
+casefile_status casefile_analysis_query_ex(casefile_analysis* analysis, const char* sql,
+                                           const casefile_query_options* opts,
+                                           casefile_row_fn callback, void* payload,
+                                           casefile_error** err) {
+  return AnalysisQuery("casefile_analysis_query_ex", analysis, sql, opts, callback, payload, err);
 }
 
 void casefile_analysis_set_error(casefile_analysis* analysis, const char* message) {

@@ -86,7 +86,7 @@ extern "C" {
 /* ===================================================================== */
 
 #define CASEFILE_VERSION_MAJOR 0
-#define CASEFILE_VERSION_MINOR 3
+#define CASEFILE_VERSION_MINOR 4
 #define CASEFILE_VERSION_PATCH 0
 /* MAJOR*1000000 + MINOR*1000 + PATCH */
 #define CASEFILE_VERSION_NUMBER \
@@ -124,7 +124,8 @@ typedef enum casefile_status {
   CASEFILE_E_RULES = 303,         /* a rule pack that does not validate (docs/RULES.md) */
 
   /* Limits: 400-499 */
-  CASEFILE_E_LIMIT = 400, /* a configured limit made the operation impossible */
+  CASEFILE_E_LIMIT = 400,   /* a configured limit made the operation impossible */
+  CASEFILE_E_TIMEOUT = 401, /* a query ran past its timeout (casefile_query_options) */
 
   /* Query: 500-599 */
   CASEFILE_E_QUERY = 500,     /* SQL that SQLite rejected */
@@ -266,12 +267,59 @@ typedef int (*casefile_row_fn)(size_t column_count, const char* const* names,
                                const char* const* values, void* payload);
 
 /* Runs one read-only SQL statement on the index (after casefile_session_index).
- * Writes, ATTACH and state-changing pragmas are refused with
- * CASEFILE_E_READ_ONLY; SQL errors give CASEFILE_E_QUERY with SQLite's
- * message. `callback` may be NULL. */
+ * Writes, ATTACH, state-changing pragmas and load_extension() are refused
+ * with CASEFILE_E_READ_ONLY; SQL errors give CASEFILE_E_QUERY with SQLite's
+ * message. `callback` may be NULL. Runs with the default bounds of
+ * casefile_query_options (since 0.4: a 5-minute timeout, CASEFILE_E_TIMEOUT;
+ * values up to 64 MiB, CASEFILE_E_LIMIT). */
 CASEFILE_API casefile_status casefile_session_query(casefile_session* session, const char* sql,
                                                     casefile_row_fn callback, void* payload,
                                                     casefile_error** err);
+
+/* The bounds of one query (docs/API.md, "Query limits"). Since 0.4. A field
+ * left 0 takes the default given; casefile_session_query and
+ * casefile_analysis_query run with every default. */
+#define CASEFILE_QUERY_OPTIONS_VERSION 1
+
+typedef struct casefile_query_options {
+  unsigned int version; /* CASEFILE_QUERY_OPTIONS_VERSION */
+  /* Rows handed to the callback. A result with more rows fails with
+   * CASEFILE_E_LIMIT after the first max_rows were delivered. Default: no
+   * bound (rows are streamed, so their number costs no memory). */
+  uint64_t max_rows;
+  /* Bytes of the values handed to the callback, summed over the result (a
+   * value counts the length of its text, NULL counts 0). The row that would
+   * pass it is not delivered: the query fails with CASEFILE_E_LIMIT.
+   * Default: no bound. */
+  uint64_t max_result_bytes;
+  /* Milliseconds the library may spend computing the result; the time the
+   * callback keeps each row is not counted. Past it the query stops with
+   * CASEFILE_E_TIMEOUT (a recursive CTE that never ends, say). Default
+   * 300000 (5 minutes); UINT32_MAX (about 49 days) for no practical bound. */
+  uint32_t timeout_ms;
+} casefile_query_options;
+
+#define CASEFILE_QUERY_OPTIONS_INIT \
+  { CASEFILE_QUERY_OPTIONS_VERSION, 0, 0, 0 }
+
+/* Fills `opts` with defaults for `version` (every field 0: the defaults
+ * above). The caller owns `opts`; nothing is allocated. Returns
+ * CASEFILE_E_VERSION for a version this library does not know,
+ * CASEFILE_E_ARGUMENT for NULL. Thread-safe. */
+CASEFILE_API casefile_status casefile_query_options_init(casefile_query_options* opts,
+                                                         unsigned int version);
+
+/* casefile_session_query within the bounds of `opts` (NULL: the defaults).
+ * Besides the errors of casefile_session_query: CASEFILE_E_LIMIT (more rows
+ * or bytes than allowed, or a value longer than 64 MiB made or read by the
+ * query, e.g. zeroblob(2e9): the message names the limit), CASEFILE_E_TIMEOUT,
+ * CASEFILE_E_VERSION. Rows delivered before a limit was reached stay
+ * delivered. Same thread-safety as casefile_session_query: one call at a
+ * time per session. Since 0.4. */
+CASEFILE_API casefile_status casefile_session_query_ex(casefile_session* session, const char* sql,
+                                                       const casefile_query_options* opts,
+                                                       casefile_row_fn callback, void* payload,
+                                                       casefile_error** err);
 
 /* ===================================================================== */
 /* Analyzers                                                             */
@@ -728,6 +776,15 @@ CASEFILE_API casefile_status casefile_analyzer_unregister(const char* name, case
 CASEFILE_API casefile_status casefile_analysis_query(casefile_analysis* analysis, const char* sql,
                                                      casefile_row_fn callback, void* payload,
                                                      casefile_error** err);
+
+/* casefile_analysis_query within the bounds of `opts` (NULL: the defaults),
+ * as casefile_session_query_ex. Only inside the run callback the analysis
+ * belongs to, on its thread. Since 0.4. */
+CASEFILE_API casefile_status casefile_analysis_query_ex(casefile_analysis* analysis,
+                                                        const char* sql,
+                                                        const casefile_query_options* opts,
+                                                        casefile_row_fn callback, void* payload,
+                                                        casefile_error** err);
 
 /* The reason the report gives when the run callback returns non-zero
  * (copied; the last call wins). */

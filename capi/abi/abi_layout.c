@@ -33,6 +33,7 @@ int main(void) {
   MACRO(CASEFILE_ANALYZE_OPTIONS_VERSION);
   MACRO(CASEFILE_COLLECT_OPTIONS_VERSION);
   MACRO(CASEFILE_DIFF_OPTIONS_VERSION);
+  MACRO(CASEFILE_QUERY_OPTIONS_VERSION);
   MACRO(CASEFILE_ANALYZER_DEF_VERSION);
   MACRO(CASEFILE_PLUGIN_INFO_VERSION);
 
@@ -50,6 +51,7 @@ int main(void) {
   VALUE(casefile_status, CASEFILE_E_INDEX_VERSION);
   VALUE(casefile_status, CASEFILE_E_RULES);
   VALUE(casefile_status, CASEFILE_E_LIMIT);
+  VALUE(casefile_status, CASEFILE_E_TIMEOUT);
   VALUE(casefile_status, CASEFILE_E_QUERY);
   VALUE(casefile_status, CASEFILE_E_READ_ONLY);
   VALUE(casefile_status, CASEFILE_E_PLUGIN);
@@ -127,6 +129,12 @@ int main(void) {
   STRUCT(casefile_diff_options);
   FIELD(casefile_diff_options, version);
   FIELD(casefile_diff_options, no_store);
+
+  STRUCT(casefile_query_options);
+  FIELD(casefile_query_options, version);
+  FIELD(casefile_query_options, max_rows);
+  FIELD(casefile_query_options, max_result_bytes);
+  FIELD(casefile_query_options, timeout_ms);
 
   STRUCT(casefile_analyzer_def);
   FIELD(casefile_analyzer_def, version);

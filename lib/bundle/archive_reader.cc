@@ -149,11 +149,28 @@ void ReadArchive(const std::string& path, const Limits& limits, ReadBudget& budg
   }
 
   EntryDispatcher dispatch(path, limits, budget, visitor, result);
+  archive* raw = reader.get();
+  dispatch.SetArchiveBytes([raw] {
+    return static_cast<uint64_t>(std::max<la_int64_t>(archive_filter_bytes(raw, -1), 0));
+  });
   bool first = true;
+  la_int64_t last_retry_at = -1;
   for (;;) {
     archive_entry* entry = nullptr;
     int rc = archive_read_next_header(reader.get(), &entry);
     if (rc == ARCHIVE_EOF) break;
+    if (rc == ARCHIVE_RETRY) {
+      // A damaged header (tar: bad checksum) that libarchive stepped over;
+      // the next call looks for the next sound one. It must make progress.
+      la_int64_t at = archive_filter_bytes(reader.get(), -1);
+      if (at <= last_retry_at) {
+        dispatch.HeaderDamaged(at, ErrorString(reader.get()));
+        break;
+      }
+      last_retry_at = at;
+      if (!dispatch.HeaderSkipped(at, ErrorString(reader.get()))) break;
+      continue;
+    }
     if (rc < ARCHIVE_WARN) {
       if (first) {
         throw Error(ErrorCode::kUnsupported, path +

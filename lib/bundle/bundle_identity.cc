@@ -6,6 +6,7 @@
 
 #include "bundle/bundle_reader.h"
 #include "bundle/directory_walk.h"
+#include "bundle/entry_path.h"
 #include "common/error.h"
 #include "common/hash.h"
 
@@ -39,7 +40,7 @@ std::string DirectoryIdentity(const std::string& path) {
     hash.UpdateU64(MtimeNs(entry.st));
     return true;
   };
-  bundle::WalkDirectory(path, callbacks);
+  bundle::WalkDirectory(path, callbacks, bundle::kMaxEntryPathBytes);
   return "directory:" + hash.HexDigest();
 }
 

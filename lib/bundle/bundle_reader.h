@@ -29,8 +29,8 @@ class BundleVisitor {
   // ("path_rewritten", "path_invalid", "duplicate_entry") arrive before the
   // entry's OnEntry (a skipped entry has no OnEntry); issues about an entry's
   // bytes ("gzip_not_gzip", "entry_truncated", "total_limit",
-  // "gzip_corrupt", "archive_corrupt", "entry_unreadable") arrive after its
-  // OnEntry returns.
+  // "decompression_bomb", "entry_size_mismatch", "gzip_corrupt",
+  // "archive_corrupt", "entry_unreadable") arrive after its OnEntry returns.
   virtual void OnIssue(const IngestIssue& issue) = 0;
 };
 
@@ -79,7 +79,20 @@ struct ReadTuning {
 //   entry_limit      more than max_entries entries: partial, stops
 //   entry_truncated  an entry longer than max_entry_bytes: the rest is dropped
 //   total_limit      max_total_bytes reached across inputs: partial, stops
-//   archive_corrupt  the archive is damaged or truncated: partial, stops
+//   decompression_bomb  a layer of decompression gave more than
+//                    Limits::bomb_ratio times the compressed bytes it read,
+//                    past Limits::bomb_floor_bytes (bomb_guard.h): the
+//                    archive's own compression (tar.zst, tar.gz, zip): partial,
+//                    stops; the gzip of one *.gz member: that entry stops,
+//                    partial, goes on
+//   entry_size_mismatch  an archive entry read to its end holds another
+//                    number of bytes than its header declares (a zip can
+//                    declare anything): the bytes held are delivered; goes on
+//   archive_corrupt  the archive is damaged or truncated: partial, stops;
+//                    or one damaged header that libarchive can step over
+//                    (a tar header with a bad checksum): one issue per run of
+//                    damaged headers, partial, goes on at the next sound
+//                    header (at most 100 such runs per input)
 //   gzip_corrupt     the inner gzip of a *.gz member is damaged: goes on
 //   gzip_not_gzip    a *.gz member that does not start with the gzip magic
 //                    1f 8b (plain text under a .gz name, or empty): its bytes

@@ -26,9 +26,9 @@ EntryType TypeOf(mode_t mode) {
   return EntryType::kOther;  // fifo, socket
 }
 
-std::string ReadLinkTarget(const std::string& path) {
+std::string ReadLinkTarget(int dir_fd, const std::string& name) {
   std::vector<char> target(kMaxEntryPathBytes + 1);
-  ssize_t n = readlink(path.c_str(), target.data(), target.size());
+  ssize_t n = readlinkat(dir_fd, name.c_str(), target.data(), target.size());
   if (n < 0) return {};
   return std::string(target.data(), static_cast<size_t>(n));
 }
@@ -36,8 +36,8 @@ std::string ReadLinkTarget(const std::string& path) {
 // O_NOFOLLOW: a file swapped for a symlink since the walk saw it is refused;
 // O_NONBLOCK: one swapped for a fifo cannot hang the read. The fstat check
 // then refuses anything that is not a regular file after all.
-int OpenRegular(const std::string& path, std::string& error) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+int OpenRegular(int dir_fd, const std::string& name, std::string& error) {
+  int fd = openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
     error = std::string("cannot open: ") + std::strerror(errno);
     return -1;
@@ -79,14 +79,15 @@ void ReadDirectory(const std::string& path, const Limits& limits, ReadBudget& bu
     info.type = TypeOf(entry.st.st_mode);
     info.size = info.type == EntryType::kFile ? static_cast<int64_t>(entry.st.st_size) : 0;
     info.mtime = static_cast<int64_t>(entry.st.st_mtim.tv_sec);
-    if (info.type == EntryType::kSymlink) info.link_target = ReadLinkTarget(entry.full);
+    if (info.type == EntryType::kSymlink)
+      info.link_target = ReadLinkTarget(entry.dir_fd, entry.name);
     if (info.type != EntryType::kFile) return dispatch.Deliver(info, nullptr);
     std::string open_error;
-    int fd = OpenRegular(entry.full, open_error);
+    int fd = OpenRegular(entry.dir_fd, entry.name, open_error);
     FileEntryData data(fd, std::move(open_error), buffer, dispatch.failure());
     return dispatch.Deliver(info, &data);
   };
-  WalkDirectory(path, callbacks);
+  WalkDirectory(path, callbacks, kMaxEntryPathBytes);
 }
 
 }  // namespace casefile::bundle

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "bundle/bomb_guard.h"
 #include "bundle/entry_path.h"
 #include "bundle/gzip_entry_data.h"
 #include "bundle/limited_entry_data.h"
@@ -42,6 +43,15 @@ std::string HexBytes(std::string_view bytes) {
   return out;
 }
 
+// Runs of damaged headers tolerated in one input before it is given up.
+constexpr uint32_t kMaxDamagedRuns = 100;
+
+std::string BombLimits(const Limits& limits) {
+  return "more than bomb_ratio (" + std::to_string(limits.bomb_ratio) +
+         ") times its input, past bomb_floor_bytes (" + std::to_string(limits.bomb_floor_bytes) +
+         ")";
+}
+
 std::string Ordinal(uint32_t n) {
   const uint32_t last_two = n % 100;
   const char* suffix = "th";
@@ -80,6 +90,7 @@ void EntryDispatcher::EndPartial(const std::string& error) {
 }
 
 bool EntryDispatcher::Admit(const std::string& raw_path, int64_t archive_byte) {
+  skipping_ = false;
   if (++headers_ <= limits_.max_entries) return true;
   std::string message = input_ + ": more than " + std::to_string(limits_.max_entries) +
                         " entries (max_entries); stopped before entry " + Quote(raw_path);
@@ -140,6 +151,20 @@ bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
       }
     }
     limited.emplace(*top, limits_, budget_);
+    GzipEntryData* gunzip = gzip ? &*gzip : nullptr;
+    PeekedEntryData* member = peeked ? &*peeked : nullptr;
+    limited->SetBombCheck([this, source, gunzip, member]() {
+      // The inner layer first: a gzip bomb stops its entry only, and its
+      // stored bytes are few, so the outer layer is not blamed for it.
+      if (gunzip && IsDecompressionBomb(gunzip->offset(), member->offset(), limits_)) {
+        return Cut::kEntryBomb;
+      }
+      if (archive_bytes_ &&
+          IsDecompressionBomb(stored_before_ + source->offset(), archive_bytes_(), limits_)) {
+        return Cut::kInputBomb;
+      }
+      return Cut::kNone;
+    });
   }
   ++result_.entries;
   try {
@@ -153,6 +178,8 @@ bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
   last_path_ = info.path;
   uint64_t delivered = limited ? limited->offset() : 0;
   result_.bytes += delivered;
+  const uint64_t stored = source ? source->offset() : 0;
+  stored_before_ += stored;
 
   if (not_gzip) {
     std::string what = peeked->head().empty() ? std::string("is empty")
@@ -161,6 +188,23 @@ bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
     Issue(info.path, 0, "gzip_not_gzip",
           input_ + ": entry '" + info.path + "' is named *.gz but " + what +
               "; its bytes are delivered as stored, not gunzipped");
+  }
+  if (limited && limited->cut() == Cut::kEntryBomb) {
+    std::string message = input_ + ": entry '" + info.path + "': decompression bomb: its gzip " +
+                          "stream gave " + std::to_string(delivered) + " bytes from " +
+                          std::to_string(peeked->offset()) + " stored bytes, " +
+                          BombLimits(limits_) + "; the rest of the entry is skipped";
+    Issue(info.path, delivered, "decompression_bomb", message);
+    EndPartial(message);
+  }
+  if (archive_bytes_ && limited && limited->ended() && !info.gunzipped && info.size >= 0 &&
+      !failure_.failed() && stored != static_cast<uint64_t>(info.size)) {
+    // Zip headers can declare any size: nothing is sized from it, and the
+    // bytes really stored are what was indexed.
+    Issue(info.path, delivered, "entry_size_mismatch",
+          input_ + ": entry '" + info.path + "' declares " + std::to_string(info.size) +
+              " bytes but holds " + std::to_string(stored) + "; its " + std::to_string(stored) +
+              " bytes are indexed");
   }
   if (limited && limited->cut() == Cut::kEntryCap) {
     Issue(info.path, delivered, "entry_truncated",
@@ -189,6 +233,17 @@ bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
     case FailedLayer::kNone:
       break;
   }
+  if (limited && limited->cut() == Cut::kInputBomb) {
+    const uint64_t read = archive_bytes_ ? archive_bytes_() : 0;
+    std::string message = input_ + ": entry '" + info.path +
+                          "': decompression bomb: the archive's compression gave " +
+                          std::to_string(stored_before_) + " bytes from " + std::to_string(read) +
+                          " bytes of the archive file, " + BombLimits(limits_) +
+                          "; reading stops at entry data offset " + std::to_string(delivered);
+    Issue(info.path, delivered, "decompression_bomb", message);
+    EndPartial(message);
+    return false;
+  }
   if (limited && limited->cut() == Cut::kTotal) {
     std::string message = input_ + ": entry '" + info.path + "': max_total_bytes (" +
                           std::to_string(limits_.max_total_bytes) +
@@ -198,6 +253,27 @@ bool EntryDispatcher::Deliver(EntryInfo& info, EntryData* source) {
     EndPartial(message);
     return false;
   }
+  return true;
+}
+
+bool EntryDispatcher::HeaderSkipped(int64_t archive_byte, const std::string& detail) {
+  if (skipping_) return true;  // the same run of damage: reported at its start
+  skipping_ = true;
+  if (++damaged_runs_ > kMaxDamagedRuns) {
+    HeaderDamaged(archive_byte, "more than " + std::to_string(kMaxDamagedRuns) +
+                                    " damaged headers; the input is given up (last: " + detail +
+                                    ")");
+    return false;
+  }
+  std::string where = last_path_.empty() ? std::string("before the first entry")
+                                         : "after entry '" + last_path_ + "'";
+  std::string message = input_ + ": damaged entry header " + where + ", at archive byte " +
+                        std::to_string(archive_byte) +
+                        " (archive file position) (libarchive: " + detail +
+                        "); skipped to the next sound header: the entry it described is lost";
+  Issue("", archive_byte >= 0 ? static_cast<uint64_t>(archive_byte) : 0, "archive_corrupt",
+        message);
+  EndPartial(message);
   return true;
 }
 

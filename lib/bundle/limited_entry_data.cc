@@ -14,7 +14,16 @@ std::string_view LimitedEntryData::Next() {
     return {};
   }
   std::string_view chunk = source_.Next();
-  if (chunk.empty()) return chunk;
+  if (chunk.empty()) {
+    ended_ = true;
+    return chunk;
+  }
+  if (bomb_ != Cut::kNone) {
+    // The layer was found to be a bomb after the last chunk, and it does go
+    // on: stop here. (One that had ended there was whole, and no bomb.)
+    cut_ = bomb_;
+    return {};
+  }
   uint64_t entry_room = limits_.max_entry_bytes > offset_ ? limits_.max_entry_bytes - offset_ : 0;
   uint64_t total_room = limits_.max_total_bytes > budget_.total_bytes
                             ? limits_.max_total_bytes - budget_.total_bytes
@@ -32,6 +41,7 @@ std::string_view LimitedEntryData::Next() {
   }
   offset_ += chunk.size();
   budget_.total_bytes += chunk.size();
+  if (bomb_check_) bomb_ = bomb_check_();
   return chunk;
 }
 

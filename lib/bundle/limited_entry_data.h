@@ -1,10 +1,13 @@
 // The stream a visitor sees: the entry's (decompressed) bytes cut at
-// max_entry_bytes and at what is left of max_total_bytes. A cut is only made,
-// and reported, when there really are bytes beyond the cap.
+// max_entry_bytes and at what is left of max_total_bytes, and stopped when
+// the dispatcher's bomb check says a layer is a decompression bomb. A cap cut
+// is only made, and reported, when there really are bytes beyond the cap.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
+#include <utility>
 
 #include "bundle/bundle_reader.h"
 #include "bundle/entry.h"
@@ -12,7 +15,13 @@
 
 namespace casefile::bundle {
 
-enum class Cut { kNone, kEntryCap, kTotal };
+enum class Cut {
+  kNone,
+  kEntryCap,
+  kTotal,
+  kEntryBomb,  // the gzip of this *.gz member is a bomb: this entry stops
+  kInputBomb,  // the archive's own compression is a bomb: the input stops
+};
 
 class LimitedEntryData final : public EntryData {
  public:
@@ -20,10 +29,18 @@ class LimitedEntryData final : public EntryData {
   // budget.total_bytes.
   LimitedEntryData(EntryData& source, const Limits& limits, ReadBudget& budget);
 
+  // Asked after each chunk taken from the source: kNone to go on, or
+  // kEntryBomb / kInputBomb when a layer has become a bomb. The stream then
+  // ends at the next chunk: a bomb costs at most two chunks past the floor,
+  // and a stream that ends right there is whole and not cut.
+  void SetBombCheck(std::function<Cut()> check) { bomb_check_ = std::move(check); }
+
   std::string_view Next() override;
   uint64_t offset() const override { return offset_; }
 
   Cut cut() const { return cut_; }
+  // True when the source itself ended (not a cut, not a failure).
+  bool ended() const { return ended_; }
 
  private:
   EntryData& source_;
@@ -34,6 +51,9 @@ class LimitedEntryData final : public EntryData {
   // Set when a chunk was delivered only in part: the cut is then known
   // without asking the source again.
   Cut pending_cut_ = Cut::kNone;
+  bool ended_ = false;
+  std::function<Cut()> bomb_check_;
+  Cut bomb_ = Cut::kNone;  // what bomb_check_ last found
 };
 
 }  // namespace casefile::bundle

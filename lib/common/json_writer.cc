@@ -37,6 +37,24 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 
 constexpr std::string_view kReplacement = "\xef\xbf\xbd";
 
+// The code point of the valid sequence of `len` bytes at s[i].
+uint32_t CodePointAt(std::string_view s, size_t i, size_t len) {
+  uint32_t cp = static_cast<unsigned char>(s[i]) & (0x7f >> len);
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
+// Code points valid in JSON as they are, escaped all the same: C1 controls
+// (U+009B is a CSI to a terminal that honours them), bidirectional
+// overrides, isolates and marks, and U+2028/U+2029 (line breaks to
+// JavaScript and to some terminals). JSON printed to a terminal or pasted
+// into a page then carries them inert, and parses to the same text.
+bool EscapedAnyway(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+         (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+         cp == 0x2029;
+}
+
 }  // namespace
 
 void AppendJsonEscaped(std::string& out, std::string_view text) {
@@ -75,6 +93,11 @@ void AppendJsonEscaped(std::string& out, std::string_view text) {
     if (len == 0) {
       out += kReplacement;
       ++i;
+    } else if (const uint32_t cp = CodePointAt(text, i, len); len <= 3 && EscapedAnyway(cp)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+      i += len;
     } else {
       out.append(text.substr(i, len));
       i += len;

@@ -2,7 +2,9 @@
 
 namespace casefile {
 
-// The library version, "MAJOR.MINOR.PATCH", from CMakeLists.txt.
-inline constexpr const char* kVersionString = CASEFILE_VERSION_STRING_INTERNAL;
+// The library version, "MAJOR.MINOR.PATCH", from CMakeLists.txt. Defined in
+// version.cc, the one file compiled with the version: a release bump then
+// rebuilds one object instead of the whole tree.
+extern const char* const kVersionString;
 
 }  // namespace casefile

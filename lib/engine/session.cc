@@ -11,6 +11,7 @@
 #include "common/hash.h"
 #include "common/version.h"
 #include "engine/stored_findings.h"
+#include "index/index_temp_files.h"
 #include "index/index_writer.h"
 #include "ingest/ingest.h"
 
@@ -53,25 +54,6 @@ std::string InputPaths(const std::vector<std::string>& inputs) {
   std::string out;
   for (const auto& in : inputs) out += AbsolutePath(in) + "\n";
   return out;
-}
-
-// Removes temporary index files left by a writer that was killed: same
-// directory, "<name>.tmp-<pid>-<random>", and no process <pid> alive.
-void RemoveStaleTemporaries(const fs::path& index) {
-  std::error_code ec;
-  const std::string prefix = index.filename().string() + ".tmp-";
-  for (const auto& e :
-       fs::directory_iterator(index.parent_path().empty() ? "." : index.parent_path(), ec)) {
-    const std::string name = e.path().filename().string();
-    if (!name.starts_with(prefix)) continue;
-    const std::string rest = name.substr(prefix.size());
-    const size_t dash = rest.find('-');
-    if (dash == std::string::npos || dash == 0) continue;
-    const std::string pid = rest.substr(0, dash);
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (fs::exists("/proc/" + pid, ec)) continue;
-    fs::remove(e.path(), ec);
-  }
 }
 
 std::string UtcNow() {
@@ -117,6 +99,8 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
   const std::string identity = InputsIdentity(inputs_, options_.limits);
   reader_.reset();
   reused_ = false;
+  // Temporaries of killed builds go whether this run builds or reuses.
+  RemoveStaleIndexTemporaries(index_path_);
   std::error_code ec;
   if (fs::exists(index_path_, ec)) {
     std::unique_ptr<IndexReader> existing;
@@ -157,7 +141,6 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
     if (ec)
       throw Error(ErrorCode::kIo, parent.string() + ": cannot create directory: " + ec.message());
   }
-  RemoveStaleTemporaries(index_path_);
   {
     IndexWriter writer(index_path_);
     IngestResult r = IngestInputs(inputs_, options_.limits, progress, writer);
@@ -213,9 +196,10 @@ const IndexReader& Session::reader() const {
   return *reader_;
 }
 
-void Session::Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb) {
+void Session::Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb,
+                    const QueryLimits& limits) {
   if (!reader_) throw Error(ErrorCode::kMisuse, "query before the index was built or opened");
-  reader_->Query(sql, row_cb);
+  reader_->Query(sql, row_cb, limits);
 }
 
 }  // namespace casefile

@@ -56,7 +56,10 @@ class Session {
   // Indexes first if needed. Throws Error(kUnknownAnalyzer).
   Report Analyze(const std::vector<std::string>& analyzer_names, bool store_findings);
 
-  void Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb);
+  // One read-only statement on the index (IndexReader::Query), within
+  // `limits`. Error(kMisuse) before Index().
+  void Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb,
+             const QueryLimits& limits = {});
 
  private:
   std::vector<std::string> inputs_;

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "index/index_reader.h"
 #include "index/lines_vtab.h"
+#include "index/sqlite_temp_vfs.h"
 #include "index/sqlite_util.h"
 
 namespace casefile {
@@ -67,15 +68,29 @@ sqlite3* OpenIndexConnection(const std::string& path, bool writable) {
 
   sqlite3* db = nullptr;
   int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  // Where SQLite's temporary files go (the spill of a big ORDER BY, GROUP
+  // BY or DISTINCT, materialised subqueries, statement journals): never
+  // $TMPDIR, which is outside the index (docs/SECURITY.md). Beside the
+  // index when its folder takes new files: memory stays bounded whatever a
+  // query sorts (analyze of a 10-million-event trace keeps to its RSS
+  // bound), and the files are unlinked as soon as they are opened. A
+  // read-only folder (an index on a read-only mount or owned by another
+  // user) gets temp_store=MEMORY instead: a sort then grows memory, bounded
+  // in time by the query limits (query_limits.h), which is better than
+  // failing every spilling query or writing outside the index.
+  const bool temp_beside = CanMakeTempFilesBeside(path);
+  std::string msg;
+  int rc = temp_beside ? OpenWithTempPrefix(path, flags, SqliteTempPrefixFor(path), &db, &msg)
+                       : sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    if (!temp_beside) msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close_v2(db);
     throw Error(ErrorCode::kIo, "cannot open index " + path + ": " + msg);
   }
   try {
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, kBusyTimeoutMs);
+    if (!temp_beside) Exec(db, "PRAGMA temp_store=MEMORY");
     Validate(db, path);
     RegisterLinesModule(db);
   } catch (...) {

@@ -1,6 +1,7 @@
 #include "index/index_reader.h"
 
 #include <cctype>
+#include <chrono>
 
 #include "common/error.h"
 #include "index/index_open.h"
@@ -69,6 +70,48 @@ struct StmtHolder {
   sqlite3_stmt* stmt = nullptr;
   ~StmtHolder() { sqlite3_finalize(stmt); }
 };
+
+// SQLite calls the progress handler every this many virtual-machine steps:
+// often enough that a runaway query stops within milliseconds of its
+// deadline, rarely enough that reading the clock costs nothing measurable.
+constexpr int kProgressSteps = 1000;
+
+// The time budget of one query, spent only while SQLite works: the clock
+// runs inside sqlite3_step and stops while the row callback has the row.
+class QueryClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  QueryClock(sqlite3* db, uint32_t timeout_ms)
+      : db_(db), left_(std::chrono::milliseconds(timeout_ms)) {
+    if (timeout_ms != 0) sqlite3_progress_handler(db_, kProgressSteps, &QueryClock::Tick, this);
+  }
+  ~QueryClock() { sqlite3_progress_handler(db_, 0, nullptr, nullptr); }
+  QueryClock(const QueryClock&) = delete;
+  QueryClock& operator=(const QueryClock&) = delete;
+
+  void Start() { since_ = Clock::now(); }
+  void Stop() { left_ -= Clock::now() - since_; }
+  bool expired() const { return expired_; }
+
+ private:
+  static int Tick(void* self) {
+    auto* clock = static_cast<QueryClock*>(self);
+    if (Clock::now() - clock->since_ > clock->left_) clock->expired_ = true;
+    return clock->expired_ ? 1 : 0;  // non-zero interrupts the statement
+  }
+
+  sqlite3* db_;
+  Clock::duration left_;
+  Clock::time_point since_{};
+  bool expired_ = false;
+};
+
+Error ValueTooLong() {
+  return Error(ErrorCode::kLimit, "query limit: a value made or read by the query is longer than " +
+                                      std::to_string(kQueryMaxValueBytes) +
+                                      " bytes, the longest a query may handle (string or blob too "
+                                      "big); narrow the query");
+}
 
 }  // namespace
 
@@ -261,8 +304,8 @@ std::optional<std::string> IndexReader::LineText(int64_t file_id, int64_t line_n
   return cached();
 }
 
-void IndexReader::Query(std::string_view sql,
-                        const std::function<bool(const QueryRow&)>& row_cb) const {
+void IndexReader::Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb,
+                        const QueryLimits& limits) const {
   Impl& r = *impl_;
   if (!r.query_db) {
     r.query_db = OpenIndexConnection(r.path, false);
@@ -278,11 +321,17 @@ void IndexReader::Query(std::string_view sql,
   };
 
   if (Blank(sql)) throw Error(ErrorCode::kQuery, "SQL error: no statement in the query");
+  if (sql.size() > static_cast<size_t>(kQueryMaxSqlBytes)) {
+    throw Error(ErrorCode::kLimit, "query limit: the SQL is " + std::to_string(sql.size()) +
+                                       " bytes, longer than the " +
+                                       std::to_string(kQueryMaxSqlBytes) + " a query may have");
+  }
   StmtHolder holder;
   const char* tail = nullptr;
   int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &holder.stmt, &tail);
   if (rc != SQLITE_OK) {
     if (!r.guard.refused().empty()) throw refused(r.guard.refused());
+    if ((rc & 0xff) == SQLITE_TOOBIG) throw ValueTooLong();
     std::string msg = sqlite3_errmsg(db);
     // SQLite's own refusal to write a table (sqlite_master, say): still a
     // write attempt, so reported as one.
@@ -316,16 +365,45 @@ void IndexReader::Query(std::string_view sql,
   }
   QueryRow row;
   row.columns = &names;
+  QueryClock clock(db, limits.timeout_ms);
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
   for (;;) {
+    clock.Start();
     rc = sqlite3_step(holder.stmt);
+    clock.Stop();
     if (rc == SQLITE_DONE) return;
     if (rc != SQLITE_ROW) {
       if (!r.guard.refused().empty()) throw refused(r.guard.refused());
       if ((rc & 0xff) == SQLITE_READONLY) throw refused(sqlite3_errmsg(db));
+      if (clock.expired()) {
+        throw QueryTimeoutError("query limit: stopped after " + std::to_string(limits.timeout_ms) +
+                                " ms (the query timeout) with " + std::to_string(rows) +
+                                " rows returned; narrow the query or raise the timeout");
+      }
+      if ((rc & 0xff) == SQLITE_TOOBIG) throw ValueTooLong();
       throw Error(ErrorCode::kQuery, std::string("SQL error: ") + sqlite3_errmsg(db));
     }
+    if (limits.max_rows != 0 && rows == limits.max_rows) {
+      throw Error(ErrorCode::kLimit, "query limit: the result has more than " +
+                                         std::to_string(limits.max_rows) +
+                                         " rows (the row limit); only the first " +
+                                         std::to_string(limits.max_rows) + " were returned");
+    }
     row.values.clear();
-    for (int i = 0; i < n; ++i) row.values.push_back(ColumnAsText(holder.stmt, i));
+    uint64_t row_bytes = 0;
+    for (int i = 0; i < n; ++i) {
+      row.values.push_back(ColumnAsText(holder.stmt, i));
+      if (row.values.back()) row_bytes += row.values.back()->size();
+    }
+    if (limits.max_result_bytes != 0 && row_bytes > limits.max_result_bytes - bytes) {
+      throw Error(ErrorCode::kLimit, "query limit: the result is larger than " +
+                                         std::to_string(limits.max_result_bytes) +
+                                         " bytes (the result size limit); only the first " +
+                                         std::to_string(rows) + " rows were returned");
+    }
+    bytes += row_bytes;
+    ++rows;
     if (!row_cb(row)) return;
   }
 }

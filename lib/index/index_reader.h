@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "index/index_types.h"
+#include "index/query_limits.h"
 
 struct sqlite3;
 
@@ -62,8 +63,12 @@ class IndexReader {
   // for other SQL errors. Values are text as SQLite renders them; NULL is
   // nullopt; a BLOB is hex up to 64 bytes, else "<blob N bytes>". The row
   // is valid during the callback only; the callback returns false to stop
-  // (not an error).
-  void Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb) const;
+  // (not an error). `limits` bound the query's time and result
+  // (query_limits.h): past one it throws Error(kLimit) naming the limit, or
+  // QueryTimeoutError; a value longer than kQueryMaxValueBytes, made or
+  // read, throws Error(kLimit) whatever the limits.
+  void Query(std::string_view sql, const std::function<bool(const QueryRow&)>& row_cb,
+             const QueryLimits& limits = {}) const;
 
  private:
   IndexReader();

@@ -6,14 +6,19 @@
 #include "index/index_reader.h"
 #include "index/lines_vtab.h"
 #include "index/schema.h"
+#include "index/sqlite_temp_vfs.h"
 
 namespace casefile {
 
 IndexStore::IndexStore(const std::string& path) : path_(path) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  // SQLite's own temporary files (the sorts of CREATE INDEX at Finish spill
+  // gigabytes on a big trace) go beside the file being built, never to
+  // $TMPDIR: "<path>-sqlite-<n>-<random>", unlinked as soon as opened, a
+  // name RemoveStaleIndexTemporaries also covers (sqlite_temp_vfs.h).
+  std::string msg;
+  int rc = OpenWithTempPrefix(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path + "-sqlite-",
+                              &db_, &msg);
   if (rc != SQLITE_OK) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-    Close();
     throw Error(ErrorCode::kIo, "cannot create index file " + path + ": " + msg);
   }
   try {

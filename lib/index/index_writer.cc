@@ -1,5 +1,6 @@
 #include "index/index_writer.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "index/bounded_queue.h"
 #include "index/index_reader.h"
 #include "index/index_store.h"
+#include "index/index_temp_files.h"
 #include "index/object_pool.h"
 
 namespace casefile {
@@ -41,17 +43,30 @@ constexpr size_t kOpsBytesPerBatch = 1u << 20;
 // Blocks the caller compressed are StoredBlocks, pooled the same way.
 constexpr size_t kPooledBlocks = kQueueItems + 2;
 
-std::string TempPathFor(const std::string& final_path) {
-  std::random_device rd;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    char suffix[64];
-    std::snprintf(suffix, sizeof suffix, ".tmp-%ld-%08x", static_cast<long>(getpid()),
-                  static_cast<unsigned>(rd()));
-    std::string path = final_path + suffix;
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0 && errno == ENOENT) return path;
+// Makes the file's bytes durable before the rename publishes it: without
+// this a power loss right after Commit() could leave the final name on a
+// file whose pages never reached the disk (SQLite itself runs with
+// synchronous=OFF for the build).
+void SyncFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fsync(fd) != 0) {
+    int err = errno;
+    if (fd >= 0) close(fd);
+    throw Error(ErrorCode::kIo,
+                "cannot flush the new index " + path + " to disk: " + std::strerror(err));
   }
-  throw Error(ErrorCode::kIo, "cannot find a free temporary name beside " + final_path);
+  close(fd);
+}
+
+// Makes the rename itself durable. Best effort: the index is already in
+// place and whole, and some filesystems refuse fsync on a directory.
+void SyncDirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  fsync(fd);
+  close(fd);
 }
 
 std::string UtcNow() {
@@ -365,7 +380,9 @@ struct IndexWriter::Impl {
 
 IndexWriter::IndexWriter(const std::string& final_path) : impl_(std::make_unique<Impl>()) {
   impl_->final_path = final_path;
-  impl_->temp_path = TempPathFor(final_path);
+  // Temporaries of writers that were killed would pile up run after run.
+  RemoveStaleIndexTemporaries(final_path);
+  impl_->temp_path = TempIndexPathFor(final_path);
   try {
     impl_->store = std::make_unique<IndexStore>(impl_->temp_path);
     impl_->thread = std::thread([impl = impl_.get()] { impl->Run(); });
@@ -624,12 +641,18 @@ void IndexWriter::Commit() {
     };
     w.store->Finish(forced, defaults);
     w.store.reset();
+    SyncFile(w.temp_path);
+    // The one step that publishes the index: before it the final path holds
+    // the old index (or nothing), after it the whole new one. Two writers of
+    // the same index both succeed; the later rename wins, and a reader of
+    // the earlier file keeps reading it.
     if (std::rename(w.temp_path.c_str(), w.final_path.c_str()) != 0) {
       int err = errno;
       throw Error(ErrorCode::kIo, "cannot move the new index into place at " + w.final_path + ": " +
                                       std::strerror(err));
     }
     w.state = Impl::State::kCommitted;
+    SyncDirectoryOf(w.final_path);
   } catch (...) {
     w.state = Impl::State::kClosed;
     w.Discard();

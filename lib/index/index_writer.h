@@ -6,8 +6,12 @@
 // parsing and storing overlap and memory stays flat whatever the input size.
 // When that queue is full the calling thread compresses the block itself
 // rather than wait, which balances the two threads whichever is slower.
-// The file is not fsync'ed: the rename protects against a crashed or killed
-// process, not against a power loss right after Commit().
+// The build itself runs without SQLite's journal or syncs (the file is
+// private until the rename); Commit() fsyncs the finished file before the
+// rename and the directory after it, so neither a killed process nor a power
+// loss leaves a partial index under the final name. Temporaries left by
+// killed writers are removed by the next writer of the same index
+// (index_temp_files.h).
 //
 // Errors: an error met on the storage thread (disk full, say) is thrown by the
 // next call on the writer, or by Commit(); it is never lost. After any error

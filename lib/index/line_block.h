@@ -14,8 +14,6 @@
 
 #include "index/index_types.h"
 
-struct ZSTD_DCtx_s;
-
 namespace casefile {
 
 // A block is closed when either limit is reached. 4096 lines / 256 KiB keeps
@@ -165,7 +163,6 @@ class DecodedBlock {
   void Parse();  // decodes payload_ into lines_ and hosts_
   void ParseColumns();
 
-  ZSTD_DCtx_s* dctx_;
   ByteBuffer payload_;
   std::vector<DecodedLine> lines_;
   std::vector<std::string_view> hosts_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "index/query_limits.h"
+
 namespace casefile {
 namespace {
 
@@ -22,7 +24,24 @@ constexpr std::string_view kActingPragmas[] = {
     "incremental_vacuum",
 };
 
+// SQL functions a query may not call: they reach outside the index
+// (load_extension runs a shared object's code; fts3_tokenizer with two
+// arguments installs a pointer). SQLite disables both by default; the guard
+// refuses them by name as well, so a build or a setting that enables them
+// still cannot hand them to a query.
+constexpr std::string_view kRefusedFunctions[] = {
+    "load_extension",
+    "fts3_tokenizer",
+};
+
 std::string Name(const char* s) { return s ? s : ""; }
+
+std::string Lower(const char* s) {
+  std::string name = Name(s);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
+}
 
 std::string Describe(int action, const char* a1, const char* a2) {
   switch (action) {
@@ -76,6 +95,8 @@ std::string Describe(int action, const char* a1, const char* a2) {
       return "SAVEPOINT " + Name(a2);
     case SQLITE_PRAGMA:
       return "PRAGMA " + Name(a1) + (a2 ? " = " + Name(a2) : "");
+    case SQLITE_FUNCTION:
+      return "the function " + Name(a2) + "()";
     default:
       return "action " + std::to_string(action);
   }
@@ -93,7 +114,21 @@ bool IsReadOnlyPragma(std::string_view pragma, bool has_argument) {
          std::end(kActingPragmas);
 }
 
-void QueryGuard::Install(sqlite3* db) { sqlite3_set_authorizer(db, &QueryGuard::Authorize, this); }
+void QueryGuard::Install(sqlite3* db) {
+  sqlite3_set_authorizer(db, &QueryGuard::Authorize, this);
+  // What no query may pass, whatever its QueryLimits: values and SQL of a
+  // bounded length (zeroblob(2e9) fails before it allocates), no attached
+  // database even if an ATTACH got past the authorizer, no helper threads.
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kQueryMaxValueBytes);
+  sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, kQueryMaxSqlBytes);
+  sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
+  // No extension loading through the C call or the SQL function, and the
+  // defensive mode that keeps even a writable_schema pragma from corrupting
+  // the file (both are also refused above; this is the second wall).
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+}
 
 int QueryGuard::Authorize(void* self, int action, const char* a1, const char* a2, const char*,
                           const char*) {
@@ -101,9 +136,16 @@ int QueryGuard::Authorize(void* self, int action, const char* a1, const char* a2
   switch (action) {
     case SQLITE_SELECT:
     case SQLITE_READ:
-    case SQLITE_FUNCTION:
     case SQLITE_RECURSIVE:
       return SQLITE_OK;
+    case SQLITE_FUNCTION: {
+      const std::string name = Lower(a2);
+      if (std::find(std::begin(kRefusedFunctions), std::end(kRefusedFunctions), name) ==
+          std::end(kRefusedFunctions)) {
+        return SQLITE_OK;
+      }
+      break;
+    }
     case SQLITE_INSERT:
     case SQLITE_UPDATE:
     case SQLITE_DELETE:
@@ -123,9 +165,7 @@ int QueryGuard::Authorize(void* self, int action, const char* a1, const char* a2
       }
       break;
     case SQLITE_PRAGMA: {
-      std::string name = Name(a1);
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      const std::string name = Lower(a1);
       if (IsReadOnlyPragma(name, a2 != nullptr)) return SQLITE_OK;
       break;
     }

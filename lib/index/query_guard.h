@@ -2,7 +2,8 @@
 // statement read and nothing else, and the single-statement check. Combined
 // with SQLITE_OPEN_READONLY (which already stops writes to the file), it also
 // stops what a read-only connection would still allow: ATTACH of another
-// file, temporary tables, and pragmas that change the connection.
+// file, temporary tables, pragmas that change the connection, and
+// load_extension().
 #pragma once
 
 #include <sqlite3.h>
@@ -14,8 +15,11 @@ namespace casefile {
 
 class QueryGuard {
  public:
-  // Installs the authorizer on `db`; the guard must outlive the connection's
-  // use for queries.
+  // Installs the authorizer on `db`, with the limits no query may pass
+  // (query_limits.h: value and SQL length, no attached database) and
+  // extension loading off; the guard must outlive the connection's use for
+  // queries. Only for the query connection: the limits apply to every
+  // statement on it.
   void Install(sqlite3* db);
 
   // What the authorizer refused since the last Clear(), for the error

@@ -580,7 +580,16 @@ const std::vector<TableSpec>& IndexTables() {
            {"offset", "INTEGER", "NOT NULL",
             "byte offset in the entry where it happened; 0 when none"},
            {"kind", "TEXT", "NOT NULL",
-            "short machine-readable kind: bundle_unreadable, archive_corrupt, gzip_corrupt, "
+            "short machine-readable kind: bundle_unreadable, archive_corrupt (the archive is "
+            "damaged or truncated: reading stops, partial; or one run of damaged headers that "
+            "could be stepped over, a tar header with a bad checksum: that run is skipped, "
+            "partial, and reading resumes at the next sound header), decompression_bomb (a "
+            "layer of decompression gave more than bomb_ratio (500) times the compressed bytes "
+            "it read, past bomb_floor_bytes (1 GiB); offset is where it was stopped: for the "
+            "archive's own compression reading stops, partial; for the gzip of one .gz member "
+            "that entry stops, partial, and reading goes on), entry_size_mismatch (an entry "
+            "read to its end held another number of bytes than its header declares: the bytes "
+            "held are kept, reading goes on), gzip_corrupt, "
             "gzip_not_gzip, entry_truncated, entry_limit, total_limit, entry_unreadable, "
             "duplicate_entry, path_rewritten, path_invalid, line_truncated, config_invalid, "
             "config_too_large, manifest_invalid, trace_* (see lib/parse/trace), "

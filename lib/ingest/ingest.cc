@@ -57,7 +57,8 @@ class IngestVisitor : public BundleVisitor {
         {bundle_id_, issue.path, static_cast<int64_t>(issue.offset), issue.kind, issue.message});
     // A limit that cut an entry marks its file row; the issue may come while
     // the entry is still being read or just after it.
-    if (issue.kind == "entry_truncated" || issue.kind == "total_limit") {
+    if (issue.kind == "entry_truncated" || issue.kind == "total_limit" ||
+        issue.kind == "decompression_bomb") {
       if (!files_.empty() && files_.back().path == issue.path) {
         if (!files_.back().truncated) {
           files_.back().truncated = true;

@@ -211,7 +211,8 @@ TEST(CommTraceRules, PremapSettingFromAFlagInsideAValue) {
   ix.Mark(bad, tc::kMarkMapDmaSteady, 12, "MapDmaBuffer", 1, 2);
   ix.Config("libtpu_init_args.[2]", "--megascale_grpc_premap_memory_bytes=8589934592");
   const auto index = ix.Open();
-  const Finding* f = Code(RunComm(*index), "comm.dma_premap_exhausted");
+  const std::vector<Finding> findings = RunComm(*index);
+  const Finding* f = Code(findings, "comm.dma_premap_exhausted");
   ASSERT_NE(f, nullptr);
   EXPECT_TRUE(Has(f->summary, "=8589934592 (8 GiB)")) << f->summary;
 }

@@ -143,6 +143,7 @@ static void test_status_strings(void) {
                                         CASEFILE_E_UNSUPPORTED,
                                         CASEFILE_E_INDEX_VERSION,
                                         CASEFILE_E_LIMIT,
+                                        CASEFILE_E_TIMEOUT,
                                         CASEFILE_E_QUERY,
                                         CASEFILE_E_READ_ONLY,
                                         CASEFILE_E_NOMEM,
@@ -159,7 +160,8 @@ static void test_status_strings(void) {
   /* Values are part of the ABI. */
   CHECK(CASEFILE_OK == 0 && CASEFILE_PARTIAL == 1 && CASEFILE_E_ARGUMENT == 100 &&
         CASEFILE_E_NOT_FOUND == 201 && CASEFILE_E_CORRUPT == 300 && CASEFILE_E_READ_ONLY == 501 &&
-        CASEFILE_E_INTERNAL == 999);
+        CASEFILE_E_INTERNAL == 999 && CASEFILE_E_LIMIT == 400 && CASEFILE_E_TIMEOUT == 401);
+  CHECK(contains(casefile_status_string(CASEFILE_E_TIMEOUT), "timed out"));
 }
 
 static void test_error_null(void) {
@@ -512,6 +514,125 @@ static void test_query(void) {
   CHECK(casefile_error_status(err) == CASEFILE_E_ABORTED);
   casefile_error_free(err);
 
+  casefile_session_free(s);
+}
+
+/* Every forbidden statement through the C API (casefile_session_query and
+ * casefile_session_query_ex), the limits of casefile_query_options, and no
+ * file written by ATTACH or VACUUM INTO. */
+static void expect_status_ex(casefile_session* s, const char* sql,
+                             const casefile_query_options* opts, casefile_status want,
+                             const char* says) {
+  casefile_error* err = NULL;
+  CHECK_STATUS(casefile_session_query_ex(s, sql, opts, on_row, NULL, &err), want);
+  CHECK(err != NULL && casefile_error_status(err) == want);
+  CHECK(contains(casefile_error_message(err), "casefile_session_query_ex"));
+  if (says != NULL) CHECK(contains(casefile_error_message(err), says));
+  casefile_error_free(err);
+}
+
+static void test_query_guard_and_limits(void) {
+  static const char* const refused[] = {
+      "INSERT INTO bundles (name) VALUES ('x')",
+      "UPDATE files SET path = 'y'",
+      "DELETE FROM files",
+      "CREATE TABLE t (x)",
+      "CREATE TEMP TABLE t (x)",
+      "DROP TABLE files",
+      "PRAGMA writable_schema = 1",
+      "PRAGMA journal_mode = WAL",
+      "PRAGMA journal_mode = DELETE",
+      "PRAGMA user_version = 7",
+      "PRAGMA foreign_keys = ON",
+      "SELECT load_extension('libm.so.6')",
+      "SELECT 1; SELECT 2",
+      "SELECT 1; DELETE FROM files",
+      "BEGIN",
+      "VACUUM",
+  };
+  char sql[900];
+  char path[700];
+  struct rows r;
+  size_t i;
+  casefile_query_options opts;
+  casefile_session* s = open_session(g_bundle, "run42.db", 0);
+  CHECK_STATUS(casefile_session_index(s, NULL, NULL, NULL), CASEFILE_OK);
+
+  /* Options: init, versions. */
+  CHECK_STATUS(casefile_query_options_init(NULL, CASEFILE_QUERY_OPTIONS_VERSION),
+               CASEFILE_E_ARGUMENT);
+  CHECK_STATUS(casefile_query_options_init(&opts, 0), CASEFILE_E_VERSION);
+  CHECK_STATUS(casefile_query_options_init(&opts, CASEFILE_QUERY_OPTIONS_VERSION + 1),
+               CASEFILE_E_VERSION);
+  memset(&opts, 0x5a, sizeof opts);
+  CHECK_STATUS(casefile_query_options_init(&opts, CASEFILE_QUERY_OPTIONS_VERSION), CASEFILE_OK);
+  CHECK(opts.version == CASEFILE_QUERY_OPTIONS_VERSION && opts.max_rows == 0 &&
+        opts.max_result_bytes == 0 && opts.timeout_ms == 0);
+  opts.version = 99;
+  expect_status_ex(s, "SELECT 1", &opts, CASEFILE_E_VERSION, "version 99");
+  CHECK_STATUS(casefile_query_options_init(&opts, CASEFILE_QUERY_OPTIONS_VERSION), CASEFILE_OK);
+  /* NULL options: the defaults. */
+  CHECK_STATUS(casefile_session_query_ex(s, "SELECT 1", NULL, NULL, NULL, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_session_query_ex(NULL, "SELECT 1", NULL, NULL, NULL, NULL),
+               CASEFILE_E_ARGUMENT);
+
+  /* Each forbidden thing, through both calls. */
+  for (i = 0; i < COUNT(refused); ++i) {
+    expect_refused(s, refused[i]);
+    expect_status_ex(s, refused[i], &opts, CASEFILE_E_READ_ONLY, "refused");
+  }
+  /* ATTACH of a path that would create a file, and VACUUM INTO: refused,
+   * and the file is not there afterwards. */
+  snprintf(path, sizeof path, "%s/attached-by-query.db", g_root);
+  snprintf(sql, sizeof sql, "ATTACH DATABASE '%s' AS other", path);
+  expect_refused(s, sql);
+  expect_status_ex(s, sql, &opts, CASEFILE_E_READ_ONLY, "ATTACH");
+  CHECK(!file_exists(path));
+  snprintf(path, sizeof path, "%s/vacuum-into.db", g_root);
+  snprintf(sql, sizeof sql, "VACUUM INTO '%s'", path);
+  expect_refused(s, sql);
+  CHECK(!file_exists(path));
+
+  /* A recursive CTE that never ends: TIMEOUT. */
+  opts.timeout_ms = 200;
+  expect_status_ex(s,
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+                   "SELECT count(*) FROM n",
+                   &opts, CASEFILE_E_TIMEOUT, "200 ms");
+  opts.timeout_ms = 0;
+  /* A huge blob: LIMIT, whatever the options (the defaults too). */
+  expect_status_ex(s, "SELECT zeroblob(2000000000)", &opts, CASEFILE_E_LIMIT, "67108864");
+  expect_status_ex(s, "SELECT length(randomblob(1000000000))", NULL, CASEFILE_E_LIMIT, "67108864");
+
+  /* Rows: the first max_rows arrive, then LIMIT naming the row limit. */
+  opts.max_rows = 2;
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query_ex(s, "SELECT value FROM json_each('[7,8,9]')", &opts, on_row,
+                                         &r, NULL),
+               CASEFILE_E_LIMIT);
+  CHECK(r.calls == 2 && strcmp(r.values[0], "7") == 0 && strcmp(r.values[1], "8") == 0);
+  CHECK(contains(casefile_session_last_error(s), "more than 2 rows"));
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(
+      casefile_session_query_ex(s, "SELECT value FROM json_each('[7,8]')", &opts, on_row, &r, NULL),
+      CASEFILE_OK);
+  CHECK(r.calls == 2);
+  /* Bytes: "7" + "8" + "9" is 3 bytes; a limit of 2 stops before the third. */
+  opts.max_rows = 0;
+  opts.max_result_bytes = 2;
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query_ex(s, "SELECT value FROM json_each('[7,8,9]')", &opts, on_row,
+                                         &r, NULL),
+               CASEFILE_E_LIMIT);
+  CHECK(r.calls == 2);
+  CHECK(contains(casefile_session_last_error(s), "larger than 2 bytes"));
+
+  /* Nothing changed. */
+  memset(&r, 0, sizeof r);
+  CHECK_STATUS(casefile_session_query(s, "SELECT count(*) FROM files WHERE entry_type = 'file'",
+                                      on_row, &r, NULL),
+               CASEFILE_OK);
+  CHECK(strcmp(r.values[0], "2") == 0);
   casefile_session_free(s);
 }
 
@@ -1265,6 +1386,7 @@ int main(int argc, char** argv) {
   test_progress();
   test_garbage_input();
   test_query();
+  test_query_guard_and_limits();
   test_analyzer_list();
   test_finding_null();
   test_report_null();

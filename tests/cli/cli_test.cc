@@ -42,11 +42,14 @@ struct Json {
   double number = 0;
   std::string string;
   std::vector<Json> array;
-  std::vector<std::pair<std::string, Json>> object;
+  // An object's members as two parallel lists: a std::pair of the type
+  // being defined is ill-formed (clang rejects it; libstdc++ lets it pass).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
 
   const Json* Get(const std::string& key) const {
-    for (const auto& [k, v] : object) {
-      if (k == key) return &v;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return &values[i];
     }
     return nullptr;
   }
@@ -250,7 +253,8 @@ class JsonReader {
       if (i_ >= s_.size() || s_[i_++] != ':') return false;
       Json value;
       if (!Value(value, depth + 1)) return false;
-      v.object.emplace_back(std::move(key), std::move(value));
+      v.keys.push_back(std::move(key));
+      v.values.push_back(std::move(value));
       Space();
       if (i_ >= s_.size()) return false;
       if (s_[i_] == '}') {

@@ -82,7 +82,8 @@ uint64_t Num(const JsonValue* v) {
 std::map<std::string, uint64_t> Redactions(const JsonValue& file) {
   std::map<std::string, uint64_t> out;
   if (const JsonValue* r = file.Find("redactions")) {
-    for (const auto& [k, v] : r->members) out[k] = v.AsUint64().value_or(0);
+    for (size_t i = 0; i < r->keys.size(); ++i)
+      out[r->keys[i]] = r->values[i].AsUint64().value_or(0);
   }
   return out;
 }

@@ -22,11 +22,14 @@ struct JsonValue {
   std::string text;  // a string's value, or a number's text
   std::optional<uint64_t> uint;
   std::vector<JsonValue> items;
-  std::vector<std::pair<std::string, JsonValue>> members;
+  // An object's members as two parallel lists: a std::pair of the type
+  // being defined is ill-formed (clang rejects it; libstdc++ lets it pass).
+  std::vector<std::string> keys;
+  std::vector<JsonValue> values;
 
   const JsonValue* Find(std::string_view key) const {
-    for (const auto& [k, v] : members) {
-      if (k == key) return &v;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return &values[i];
     }
     return nullptr;
   }
@@ -53,8 +56,10 @@ inline JsonValue ToTree(simdjson::dom::element e) {
       {
         simdjson::dom::object object;
         if (e.get(object) == simdjson::SUCCESS) {
-          for (auto field : object)
-            v.members.emplace_back(std::string(field.key), ToTree(field.value));
+          for (auto field : object) {
+            v.keys.emplace_back(field.key);
+            v.values.push_back(ToTree(field.value));
+          }
         }
       }
       break;

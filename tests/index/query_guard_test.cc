@@ -1,9 +1,12 @@
 // The read-only query path: what it refuses (writes, ATTACH, state-changing
 // pragmas, more than one statement), what it allows, and how values come out.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
@@ -31,9 +34,10 @@ class QueryGuardTest : public ::testing::Test {
   }
 
   // The error a refused statement raises; fails the test when it runs.
-  Error Refusal(const std::string& sql) {
+  Error Refusal(const std::string& sql, const QueryLimits& limits = {}) {
     try {
-      reader_->Query(sql, [](const QueryRow&) { return true; });
+      reader_->Query(
+          sql, [](const QueryRow&) { return true; }, limits);
     } catch (const Error& e) {
       return e;
     }
@@ -156,6 +160,181 @@ TEST_F(QueryGuardTest, CallbackStopsTheQuery) {
     return false;
   });
   EXPECT_EQ(seen, 1);
+}
+
+TEST_F(QueryGuardTest, AttachOfAFileCreatesNothing) {
+  for (const char* name : {"attached.db", "other"}) {
+    const std::string path = dir_.Join(name);
+    for (const std::string& sql :
+         {"ATTACH DATABASE '" + path + "' AS other", "ATTACH '" + path + "' AS x",
+          "ATTACH 'file:" + path + "?mode=rwc' AS y"}) {
+      Error e = Refusal(sql);
+      EXPECT_EQ(e.code(), ErrorCode::kReadOnly) << sql << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("ATTACH"), std::string::npos) << e.what();
+      EXPECT_NE(access(path.c_str(), F_OK), 0) << sql << " created " << path;
+    }
+  }
+  // Through a function in a SELECT as well (sqlite_attach is no SQL
+  // function; the attempt is an ordinary SQL error, and nothing is made).
+  EXPECT_EQ(Refusal("SELECT sqlite_attach('" + dir_.Join("f.db") + "', 'f', NULL)").code(),
+            ErrorCode::kQuery);
+  EXPECT_NE(access(dir_.Join("f.db").c_str(), F_OK), 0);
+}
+
+TEST_F(QueryGuardTest, StateChangingPragmasAreRefused) {
+  for (const char* sql :
+       {"PRAGMA journal_mode = WAL", "PRAGMA journal_mode = DELETE",
+        "PRAGMA main.journal_mode = OFF", "PRAGMA writable_schema = 1",
+        "PRAGMA locking_mode = EXCLUSIVE", "PRAGMA cache_size = 1", "PRAGMA temp_store = FILE",
+        "PRAGMA mmap_size = 1000000000", "PRAGMA foreign_keys = ON",
+        "PRAGMA recursive_triggers = 1", "PRAGMA schema_version = 1", "PRAGMA trusted_schema = 1",
+        "PRAGMA wal_checkpoint", "PRAGMA incremental_vacuum", "PRAGMA shrink_memory",
+        "PRAGMA journal_size_limit = 1"}) {
+    Error e = Refusal(sql);
+    EXPECT_EQ(e.code(), ErrorCode::kReadOnly) << sql << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("PRAGMA"), std::string::npos) << e.what();
+  }
+  // Even asking for the journal mode is refused (SQLite counts the pragma
+  // as a statement that may write).
+  EXPECT_EQ(Refusal("PRAGMA journal_mode").code(), ErrorCode::kReadOnly);
+  // No journal or WAL file appeared beside the index.
+  EXPECT_NE(access((path_ + "-wal").c_str(), F_OK), 0);
+  EXPECT_NE(access((path_ + "-journal").c_str(), F_OK), 0);
+}
+
+TEST_F(QueryGuardTest, LoadExtensionIsRefused) {
+  for (const char* sql :
+       {"SELECT load_extension('/lib/x86_64-linux-gnu/libm.so.6')",
+        "SELECT LOAD_EXTENSION('libm.so.6', 'cos')", "SELECT 1 WHERE load_extension('x') IS NULL",
+        "SELECT fts3_tokenizer('simple', x'0000000000000000')"}) {
+    Error e = Refusal(sql);
+    EXPECT_EQ(e.code(), ErrorCode::kReadOnly) << sql << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("the function "), std::string::npos) << e.what();
+  }
+  // Other functions still run.
+  EXPECT_EQ(QueryOne(*reader_, "SELECT upper('a') || length('abc')"), "A3");
+}
+
+TEST_F(QueryGuardTest, VacuumIntoWritesNoFile) {
+  for (const std::string& target : {dir_.Join("vacuum-copy.db"), std::string("/tmp/x")}) {
+    const bool existed = access(target.c_str(), F_OK) == 0;
+    Error e = Refusal("VACUUM INTO '" + target + "'");
+    EXPECT_EQ(e.code(), ErrorCode::kReadOnly) << e.what();
+    if (!existed) {
+      EXPECT_NE(access(target.c_str(), F_OK), 0) << "VACUUM INTO wrote " << target;
+    }
+  }
+}
+
+TEST_F(QueryGuardTest, RecursiveCteHitsTheTimeout) {
+  QueryLimits limits;
+  limits.timeout_ms = 200;
+  const std::string endless =
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n";
+  const auto start = std::chrono::steady_clock::now();
+  Error e = Refusal(endless, limits);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(e.code(), ErrorCode::kLimit) << e.what();
+  EXPECT_NE(std::string(e.what()).find("200 ms"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("timeout"), std::string::npos) << e.what();
+  // Stopped near its deadline, not seconds later.
+  EXPECT_LT(took, std::chrono::seconds(3));
+  // The type the C API turns into CASEFILE_E_TIMEOUT.
+  bool typed = false;
+  try {
+    reader_->Query(
+        endless, [](const QueryRow&) { return true; }, limits);
+  } catch (const QueryTimeoutError&) {
+    typed = true;
+  }
+  EXPECT_TRUE(typed);
+  // The connection is usable after the interruption.
+  EXPECT_EQ(QueryOne(*reader_, "SELECT count(*) FROM files"), "1");
+}
+
+TEST_F(QueryGuardTest, TheCallbacksTimeIsNotCounted) {
+  // Ten rows, 40 ms in the callback each: 400 ms in all, against a
+  // timeout of 150 ms that only SQLite's own work counts against.
+  QueryLimits limits;
+  limits.timeout_ms = 150;
+  int rows = 0;
+  reader_->Query(
+      "SELECT value FROM json_each('[1,2,3,4,5,6,7,8,9,10]')",
+      [&](const QueryRow&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(40));
+        ++rows;
+        return true;
+      },
+      limits);
+  EXPECT_EQ(rows, 10);
+}
+
+TEST_F(QueryGuardTest, HugeValuesHitALimitBeforeAllocating) {
+  for (const char* sql : {"SELECT zeroblob(2000000000)", "SELECT length(zeroblob(2000000000))",
+                          "SELECT randomblob(1000000000)", "SELECT length(randomblob(100000000))",
+                          "SELECT length(replace(hex(zeroblob(40000000)), '0', '00'))"}) {
+    Error e = Refusal(sql);
+    EXPECT_EQ(e.code(), ErrorCode::kLimit) << sql << ": " << e.what();
+    EXPECT_NE(std::string(e.what()).find("longer than 67108864 bytes"), std::string::npos)
+        << e.what();
+  }
+  // Below the limit a value is fine.
+  EXPECT_EQ(QueryOne(*reader_, "SELECT length(zeroblob(1000000))"), "1000000");
+}
+
+TEST_F(QueryGuardTest, SqlTooLongIsALimit) {
+  const std::string sql = "SELECT '" + std::string(2 << 20, 'x') + "'";
+  Error e = Refusal(sql);
+  EXPECT_EQ(e.code(), ErrorCode::kLimit) << e.what();
+}
+
+TEST_F(QueryGuardTest, RowLimit) {
+  const std::string sql = "SELECT value FROM json_each('[1,2,3,4,5]')";
+  QueryLimits limits;
+  limits.max_rows = 5;
+  std::vector<Row> rows;
+  auto collect = [&](const QueryRow& row) {
+    rows.push_back(row.values);
+    return true;
+  };
+  reader_->Query(sql, collect, limits);  // exactly the limit: no error
+  EXPECT_EQ(rows.size(), 5u);
+  rows.clear();
+  limits.max_rows = 3;
+  try {
+    reader_->Query(sql, collect, limits);
+    ADD_FAILURE() << "six rows passed a limit of three";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kLimit);
+    EXPECT_NE(std::string(e.what()).find("more than 3 rows"), std::string::npos) << e.what();
+  }
+  // The rows before the limit were delivered, in order.
+  EXPECT_EQ(rows, (std::vector<Row>{{"1"}, {"2"}, {"3"}}));
+}
+
+TEST_F(QueryGuardTest, ResultByteLimit) {
+  // Values "aa", NULL, "bbbb", "c": 2 + 0 + 4 + 1 = 7 bytes.
+  const std::string sql = "SELECT value FROM json_each('[\"aa\", null, \"bbbb\", \"c\"]')";
+  QueryLimits limits;
+  limits.max_result_bytes = 7;
+  std::vector<Row> rows;
+  auto collect = [&](const QueryRow& row) {
+    rows.push_back(row.values);
+    return true;
+  };
+  reader_->Query(sql, collect, limits);
+  EXPECT_EQ(rows.size(), 4u);
+  rows.clear();
+  limits.max_result_bytes = 6;
+  try {
+    reader_->Query(sql, collect, limits);
+    ADD_FAILURE() << "7 bytes passed a limit of 6";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kLimit);
+    EXPECT_NE(std::string(e.what()).find("larger than 6 bytes"), std::string::npos) << e.what();
+  }
+  // The row that would pass the limit is not delivered.
+  EXPECT_EQ(rows, (std::vector<Row>{{"aa"}, {std::nullopt}, {"bbbb"}}));
 }
 
 }  // namespace

@@ -260,7 +260,7 @@ TEST(Ingest, EntryLimitMarksTheFileTruncated) {
 TEST(Ingest, OneUnreadableInputAmongSeveralIsRecordedNotFatal) {
   test::TempDir tmp;
   test::WriteFile(tmp.Join("good/x.log"), "hello\n");
-  test::WriteFile(tmp.Join("garbage.tar.zst"), std::string("\x01\x02 this is not an archive", 28));
+  test::WriteFile(tmp.Join("garbage.tar.zst"), std::string("\x01\x02 this is not an archive"));
   IngestResult result;
   auto r = Build({tmp.Join("good"), tmp.Join("garbage.tar.zst")}, tmp.Join("i.db"), &result);
   EXPECT_TRUE(result.partial);
@@ -293,7 +293,7 @@ TEST(Ingest, YearLessStampsDoNotLandInTheFuture) {
 
 TEST(Ingest, UnreadableInputThrows) {
   test::TempDir tmp;
-  test::WriteFile(tmp.Join("garbage.bin"), std::string("\x01\x02\x03 not an archive", 22));
+  test::WriteFile(tmp.Join("garbage.bin"), std::string("\x01\x02\x03 not an archive"));
   IndexWriter w(tmp.Join("i.db"));
   try {
     IngestInputs({tmp.Join("garbage.bin")}, {}, nullptr, w);

@@ -184,7 +184,10 @@ TEST(MetricForms, KeyValueText) {
 
   // Words past a 64-byte block boundary, and a key word split by it.
   // "steps" spans bytes 61-65, "training_loss" 125-137.
-  r = ReadLine(std::string(60, 'x') + " steps 9 " + std::string(55, 'y') + " training_loss=0.75");
+  // (The values point into the line: it must outlive the reading.)
+  const std::string split =
+      std::string(60, 'x') + " steps 9 " + std::string(55, 'y') + " training_loss=0.75";
+  r = ReadLine(split);
   EXPECT_EQ(*r.m.step, 9);
   EXPECT_EQ(r.Text(kLoss), "0.75");
 

@@ -231,6 +231,58 @@ TEST(CommTimeBins, SlidesRightWhenTheEarlyCellsAreUnused) {
   EXPECT_GT(bins.StartOf(7) + bins.width(), 107);
 }
 
+// Counts the cells built and merged, to see what growth costs.
+struct CountedCell {
+  static inline int built = 0;
+  static inline int merges = 0;
+  int n = 0;
+  CountedCell() { ++built; }
+  void Merge(const CountedCell& o) {
+    ++merges;
+    n += o.n;
+  }
+};
+
+TEST(CommTimeBins, CostsNothingUntilUsedAndLittleForAFarTime) {
+  CountedCell::built = CountedCell::merges = 0;
+  TimeBins<CountedCell> bins(1024, 1.0);
+  // A trace with no event of this kind allocates no cells.
+  EXPECT_EQ(CountedCell::built, 0);
+  EXPECT_EQ(bins.size(), 1024u);
+  EXPECT_FALSE(bins.started());
+  bins.At(0).n += 1;
+  // 1e300 us away: about 990 doublings each way. Merging every pair of
+  // every doubling would be ~1e6 merges; only the used cells need one.
+  bins.At(1e300).n += 1;
+  bins.At(-1e300).n += 1;
+  EXPECT_LT(CountedCell::merges, 20000);
+  int total = 0;
+  for (size_t i = 0; i < bins.size(); ++i) total += bins.cell(i).n;
+  EXPECT_EQ(total, 3);
+  EXPECT_LE(bins.lo(), -1e300);
+  EXPECT_GT(bins.StartOf(bins.size() - 1) + bins.width(), 1e300);
+}
+
+TEST(CommTimeBins, GrowingKeepsCountsWhereverTheUsedCellsAre) {
+  // Used cells at both ends, odd and even indexes, then growth both ways:
+  // every count survives and sits in the cell covering its time.
+  TimeBins<Count> bins(8, 1.0);
+  const double times[] = {0, 1, 6.5, 7.9, 3};
+  for (double t : times) bins.At(t).n += 1;
+  bins.At(40).n += 1;    // right: width 8
+  bins.At(-100).n += 1;  // left: width 16 and more
+  bins.At(37).n += 1;
+  int total = 0;
+  for (size_t i = 0; i < bins.size(); ++i) total += bins.cell(i).n;
+  EXPECT_EQ(total, 8);
+  auto cell_of = [&](double t) { return static_cast<size_t>((t - bins.lo()) / bins.width()); };
+  EXPECT_GE(bins.cell(cell_of(-100)).n, 1);
+  EXPECT_GE(bins.cell(cell_of(40)).n, 2);
+  int early = 0;
+  for (size_t i = cell_of(0); i <= cell_of(7.9); ++i) early += bins.cell(i).n;
+  EXPECT_EQ(early, 5);
+}
+
 MarkCandidate Candidate(double when, double score, int64_t offset) {
   MarkCandidate c;
   c.score = score;

@@ -69,8 +69,8 @@ static const char* const kDiskLines[] = {
     "2024-03-05 10:00:01,120 INFO trainer.py:212 step 1199 loss 2.1183",
     "2024-03-05 10:00:02,480 INFO checkpoint.py:88 saving checkpoint to /ckpt/run7/step_1200",
     "2024-03-05 10:00:03,002 INFO checkpoint.py:90 writing shard 3 of 8",
-    "2024-03-05 10:00:03,911 ERROR checkpoint.py:97 OSError: [Errno 28] No space left on device: "
-    "'/ckpt/run7/step_1200/model_03.pt'",
+    ("2024-03-05 10:00:03,911 ERROR checkpoint.py:97 OSError: [Errno 28] No space left on device: "
+     "'/ckpt/run7/step_1200/model_03.pt'"),
     "[rank0]: OSError: [Errno 28] No space left on device",
     "[rank0]: Traceback (most recent call last):",
     "2024/03/05 10:00:04 uploader: write /ckpt/run7/step_1200/meta.json: no space left on device",
@@ -917,16 +917,16 @@ static void test_analysis(void) {
   CHECK(contains(text, "t.disk"));
   CHECK(contains(text, "Disk full on node-3"));
   CHECK(contains(text, DISK_LOG));
-  /* The nasty title on one line, without control characters; the invalid
-   * bytes replaced. */
-  CHECK(contains(text, "  first SECOND LINE ?[31mred?[0m? bad"));
+  /* The nasty title on one line, its control characters and invalid bytes
+   * shown, not sent (docs/CLI.md, "Terminal safety"). */
+  CHECK(contains(text, "  first^JSECOND LINE ^[[31mred^[[0m^? bad<0xFF><0xFE> utf8"));
   CHECK(contains(text, " utf8\n"));
   CHECK(!contains(text, "first\nSECOND"));
   CHECK(!contains(text, "\x1b"));
   CHECK(!contains(text, "\x7f"));
   CHECK(!contains(text, "\xff"));
   CHECK(!contains(text, "\a"));
-  CHECK(contains(text, "sum  mary ?]0;title?"));
+  CHECK(contains(text, "sum^M^Jmary ^[]0;title^G"));
   /* JSON escapes the control characters. */
   CHECK(contains(json, "first\\nSECOND LINE \\u001b[31mred"));
   casefile_string_free(json);

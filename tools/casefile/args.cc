@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "exit_codes.h"
@@ -149,6 +150,30 @@ std::vector<std::string> SplitList(const std::string& command, const std::string
     start = comma + 1;
   }
   return items;
+}
+
+uint64_t ParseDuration(const std::string& command, const std::string& flag, const std::string& text,
+                       bool allow_zero) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  auto bad = [&]() {
+    return UsageError(command, "--" + flag + " '" + text +
+                                   "' is not a duration (a whole number with ms, s, m, h, d or w)");
+  };
+  if (digits == 0 || digits > 12) throw bad();
+  uint64_t n = std::stoull(text.substr(0, digits));
+  const std::string unit = text.substr(digits);
+  static const std::map<std::string, uint64_t> kUnits = {{"", 1000},
+                                                         {"s", 1000},
+                                                         {"ms", 1},
+                                                         {"m", 60 * 1000},
+                                                         {"h", 3600 * 1000},
+                                                         {"d", 86400 * 1000},
+                                                         {"w", 7 * 86400 * 1000ull}};
+  auto it = kUnits.find(unit);
+  if (it == kUnits.end()) throw bad();
+  if (n == 0 && !allow_zero) throw UsageError(command, "--" + flag + " must be more than 0");
+  return n * it->second;
 }
 
 }  // namespace casefile_cli

@@ -45,6 +45,12 @@ class Args {
   std::map<std::string, std::string> values_;  // "" for flags without a value
 };
 
+// A flag's duration in milliseconds: a whole number with ms, s, m, h, d or w
+// ("90", "90s", "500ms", "5m"; no unit means seconds). Zero is a usage error
+// unless `allow_zero`. Messages name `command` and --`flag`.
+uint64_t ParseDuration(const std::string& command, const std::string& flag, const std::string& text,
+                       bool allow_zero = false);
+
 // Splits "a,b, c" into {"a", "b", "c"}; empty items are a usage error.
 std::vector<std::string> SplitList(const std::string& command, const std::string& flag,
                                    const std::string& list);

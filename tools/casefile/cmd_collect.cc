@@ -122,31 +122,6 @@ CommandArgs TakeRepeated(const CommandArgs& argv,
   return rest;
 }
 
-// "90", "90s", "30m", "6h", "2d", "1w", "500ms" -> milliseconds.
-uint64_t ParseDuration(const std::string& flag, const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  auto bad = [&]() {
-    return UsageError("collect",
-                      "--" + flag + " '" + text +
-                          "' is not a duration (a whole number with ms, s, m, h, d or w)");
-  };
-  if (digits == 0 || digits > 12) throw bad();
-  uint64_t n = std::stoull(text.substr(0, digits));
-  const std::string unit = text.substr(digits);
-  static const std::map<std::string, uint64_t> kUnits = {{"", 1000},
-                                                         {"s", 1000},
-                                                         {"ms", 1},
-                                                         {"m", 60 * 1000},
-                                                         {"h", 3600 * 1000},
-                                                         {"d", 86400 * 1000},
-                                                         {"w", 7 * 86400 * 1000ull}};
-  auto it = kUnits.find(unit);
-  if (it == kUnits.end()) throw bad();
-  if (n == 0) throw UsageError("collect", "--" + flag + " must be more than 0");
-  return n * it->second;
-}
-
 std::string ReadKeyFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CliError(kExitInput, "cannot read the redaction key file " + path);
@@ -330,10 +305,10 @@ int RunCollect(const CommandArgs& argv) {
   opts.labels = labels.data();
   opts.label_count = labels.size();
   if (auto since = args.Value("since"))
-    opts.since_seconds = (ParseDuration("since", *since) + 999) / 1000;
+    opts.since_seconds = (ParseDuration("collect", "since", *since) + 999) / 1000;
   opts.max_bytes = args.Size("max-bytes", 0, UINT64_MAX);
   if (auto timeout = args.Value("timeout")) {
-    uint64_t ms = ParseDuration("timeout", *timeout);
+    uint64_t ms = ParseDuration("collect", "timeout", *timeout);
     if (ms > UINT32_MAX) throw UsageError("collect", "--timeout is too long");
     opts.command_timeout_ms = static_cast<uint32_t>(ms);
   }

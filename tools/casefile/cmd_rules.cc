@@ -55,11 +55,14 @@ struct Json {
   std::string text;  // string value, or the number as written
   bool boolean = false;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // An object's members as two parallel lists: a std::pair of the type
+  // being defined is ill-formed (clang rejects it; libstdc++ lets it pass).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
   const Json& operator[](std::string_view key) const {
     static const Json kNull;
-    for (const auto& [k, v] : members) {
-      if (k == key) return v;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return values[i];
     }
     return kNull;
   }
@@ -80,7 +83,9 @@ class JsonReader {
         std::string key = String();
         Space();
         ++pos_;  // ':'
-        v.members.emplace_back(std::move(key), Read());
+        Json value = Read();
+        v.keys.push_back(std::move(key));
+        v.values.push_back(std::move(value));
         Space();
         if (pos_ < s_.size() && s_[pos_] == ',') ++pos_;
       }

@@ -36,6 +36,7 @@ int ExitCodeForStatus(casefile_status status) {
     case CASEFILE_E_UNSUPPORTED:
     case CASEFILE_E_INDEX_VERSION:
     case CASEFILE_E_LIMIT:
+    case CASEFILE_E_TIMEOUT:
       return kExitInput;
     case CASEFILE_E_ABORTED:
       return Interrupted() ? kExitInterrupted : kExitInternal;

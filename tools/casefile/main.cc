@@ -6,12 +6,14 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "casefile.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "extensions.h"
+#include "output.h"
 
 namespace casefile_cli {
 
@@ -196,6 +198,27 @@ int PrintHelp(const char* help) {
   return kExitOk;
 }
 
+namespace {
+
+// An error message quotes paths, SQL and messages of the library, all of
+// which may hold bundle text: each of its lines is made terminal-safe, the
+// line breaks kept (docs/CLI.md, "Terminal safety").
+std::string SafeMessage(const char* message) {
+  const std::string_view text = message != nullptr ? message : "";
+  std::string out;
+  size_t start = 0;
+  for (;;) {
+    const size_t end = text.find('\n', start);
+    out += TerminalSafe(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 }  // namespace casefile_cli
 
 int main(int argc, char** argv) {
@@ -205,13 +228,14 @@ int main(int argc, char** argv) {
     code = casefile_cli::Run(argc, argv);
   } catch (const casefile_cli::CliError& e) {
     std::fflush(stdout);
-    std::fprintf(stderr, "casefile: %s\n", e.what());
+    std::fprintf(stderr, "casefile: %s\n", casefile_cli::SafeMessage(e.what()).c_str());
     code = e.code();
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "casefile: out of memory\n");
     code = casefile_cli::kExitInternal;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "casefile: internal error: %s\n", e.what());
+    std::fprintf(stderr, "casefile: internal error: %s\n",
+                 casefile_cli::SafeMessage(e.what()).c_str());
     code = casefile_cli::kExitInternal;
   }
   return code;

@@ -93,10 +93,12 @@ IndexedSession OpenAndIndex(const std::vector<std::string>& inputs, const Args& 
   return out;
 }
 
-void Query(casefile_session* session, const std::string& sql, const RowCallback& on_row) {
+void Query(casefile_session* session, const std::string& sql, const RowCallback& on_row,
+           const casefile_query_options* limits) {
   QueryState state{&on_row, nullptr};
   casefile_error* err = nullptr;
-  casefile_status status = casefile_session_query(session, sql.c_str(), OnRow, &state, &err);
+  casefile_status status =
+      casefile_session_query_ex(session, sql.c_str(), limits, OnRow, &state, &err);
   if (state.error) {
     casefile_error_free(err);
     std::rethrow_exception(state.error);

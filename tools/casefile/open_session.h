@@ -65,9 +65,11 @@ void WarnPartial(casefile_session* session);
 using RowCallback =
     std::function<bool(size_t count, const char* const* names, const char* const* values)>;
 
-// Runs `sql`, rethrowing whatever the callback threw. Throws CliError for a
-// refused or failing statement.
-void Query(casefile_session* session, const std::string& sql, const RowCallback& on_row);
+// Runs `sql` within `limits` (NULL: the library's defaults), rethrowing
+// whatever the callback threw. Throws CliError for a refused or failing
+// statement, or one past a limit.
+void Query(casefile_session* session, const std::string& sql, const RowCallback& on_row,
+           const casefile_query_options* limits = nullptr);
 
 // `text` as a single-quoted SQL string literal.
 std::string SqlQuote(const std::string& text);

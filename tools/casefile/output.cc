@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -79,6 +80,24 @@ size_t Utf8Length(std::string_view s, size_t i) {
   return len;
 }
 
+// The code point of the valid sequence of `len` bytes at s[i].
+uint32_t CodePointAt(std::string_view s, size_t i, size_t len) {
+  static constexpr unsigned char kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  uint32_t cp = static_cast<unsigned char>(s[i]) & kLeadMask[len];
+  for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  return cp;
+}
+
+// C1 controls (U+0080-U+009F: U+009B is a CSI to a terminal that honours
+// them) and the code points that reorder or break what a terminal shows
+// without being controls: bidirectional overrides, isolates and marks, and
+// the Unicode line and paragraph separators.
+bool IsInvisibleControl(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+         cp == 0x2029;
+}
+
 }  // namespace
 
 RowFormat ParseRowFormat(const std::string& name) {
@@ -90,13 +109,35 @@ RowFormat ParseRowFormat(const std::string& name) {
 std::string TerminalSafe(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (unsigned char c : text) {
-    if (c == '\t' || (c >= 0x20 && c != 0x7F)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '^';
-      out += c == 0x7F ? '?' : static_cast<char>(c + 0x40);
+  char buf[16];
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '\t' || (c >= 0x20 && c != 0x7F)) {
+        out += static_cast<char>(c);
+      } else {
+        out += '^';
+        out += c == 0x7F ? '?' : static_cast<char>(c + 0x40);
+      }
+      ++i;
+      continue;
     }
+    const size_t len = Utf8Length(text, i);
+    if (len == 0) {
+      // Not UTF-8: a raw 0x9B is a CSI to an 8-bit terminal.
+      std::snprintf(buf, sizeof buf, "<0x%02X>", c);
+      out += buf;
+      ++i;
+      continue;
+    }
+    const uint32_t cp = CodePointAt(text, i, len);
+    if (IsInvisibleControl(cp)) {
+      std::snprintf(buf, sizeof buf, "<U+%04X>", static_cast<unsigned>(cp));
+      out += buf;
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
   }
   return out;
 }
@@ -129,6 +170,12 @@ void AppendJsonString(std::string& out, std::string_view text) {
       if (len == 0) {
         out += "\xEF\xBF\xBD";
         ++i;
+      } else if (const uint32_t cp = CodePointAt(text, i, len); IsInvisibleControl(cp)) {
+        // Valid JSON as they are, but escaped so that JSON printed to a
+        // terminal (or pasted into a script) carries them inert.
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xF];
+        i += len;
       } else {
         out.append(text.substr(i, len));
         i += len;

@@ -39,6 +39,7 @@ from .errors import (
     NotFoundError,
     PluginError,
     QueryError,
+    QueryTimeoutError,
     ReadOnlyError,
     RulesError,
     UnknownAnalyzerError,
@@ -75,7 +76,7 @@ __all__ = [
     # errors
     "LibraryError", "CasefileError", "ArgumentError", "MisuseError", "UnknownAnalyzerError",
     "VersionError", "CasefileIOError", "NotFoundError", "CorruptError", "UnsupportedError",
-    "IndexVersionError", "RulesError", "LimitError", "QueryError", "ReadOnlyError",
+    "IndexVersionError", "RulesError", "LimitError", "QueryTimeoutError", "QueryError", "ReadOnlyError",
     "PluginError", "NoMemoryError", "AbortedError", "InternalError",
     # constants
     "FORMAT_JSON", "FORMAT_TEXT", "FORMAT_TEXT_COLOR", "FORMAT_HTML", "FORMAT_MARKDOWN", "EXPECTED_ABI_MAJOR",
@@ -122,8 +123,11 @@ def diff(good, bad, good_index=None, bad_index=None, store=True, index_dir=None,
             return diff_sessions(good_session, bad_session, store=store, progress=progress)
 
 
-def query(paths, sql, index=None):
+def query(paths, sql, index=None, max_rows=None, max_bytes=None, timeout=None):
     """Rows of one read-only SQL statement over the index of `paths` (a
-    path or a list): a list of tuples of str (None for SQL NULL)."""
+    path or a list): a list of tuples of str (None for SQL NULL). The
+    limits: max_rows and max_bytes (None: no bound; LimitError past them),
+    timeout in seconds (None: the library's 300 s; 0: no bound;
+    QueryTimeoutError past it)."""
     with Session(_flatten_paths(paths), index=index) as session:
-        return session.query(sql)
+        return session.query(sql, max_rows=max_rows, max_bytes=max_bytes, timeout=timeout)

@@ -13,6 +13,7 @@ OPEN_OPTIONS_VERSION = 2
 ANALYZE_OPTIONS_VERSION = 1
 COLLECT_OPTIONS_VERSION = 1
 DIFF_OPTIONS_VERSION = 1
+QUERY_OPTIONS_VERSION = 1  # since 0.4
 ANALYZER_DEF_VERSION = 1
 
 FORMAT_JSON = 0
@@ -41,6 +42,17 @@ class AnalyzeOptions(ctypes.Structure):
         ("analyzers", _ps),
         ("analyzer_count", ctypes.c_size_t),
         ("no_store", ctypes.c_int),
+    ]
+
+
+class QueryOptions(ctypes.Structure):
+    """casefile_query_options (since 0.4): 0 in a field means its default."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("max_rows", ctypes.c_uint64),
+        ("max_result_bytes", ctypes.c_uint64),
+        ("timeout_ms", ctypes.c_uint32),
     ]
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "IndexVersionError",
     "RulesError",
     "LimitError",
+    "QueryTimeoutError",
     "QueryError",
     "ReadOnlyError",
     "PluginError",
@@ -44,6 +45,7 @@ STATUS_NAMES = {
     302: "CASEFILE_E_INDEX_VERSION",
     303: "CASEFILE_E_RULES",
     400: "CASEFILE_E_LIMIT",
+    401: "CASEFILE_E_TIMEOUT",
     500: "CASEFILE_E_QUERY",
     501: "CASEFILE_E_READ_ONLY",
     600: "CASEFILE_E_PLUGIN",
@@ -129,7 +131,15 @@ class RulesError(CasefileError):
 
 
 class LimitError(CasefileError):
-    """CASEFILE_E_LIMIT: a configured limit made the operation impossible."""
+    """CASEFILE_E_LIMIT: a configured limit made the operation impossible
+    (for a query: more rows or bytes than allowed, or a value over 64 MiB)."""
+
+
+class QueryTimeoutError(LimitError, TimeoutError):
+    """CASEFILE_E_TIMEOUT: a query ran past its timeout (since 0.4). A
+    LimitError, so code that handles limits handles it too."""
+
+    __str__ = CasefileError.__str__
 
 
 class QueryError(CasefileError):
@@ -168,6 +178,7 @@ _CLASSES = {
     302: IndexVersionError,
     303: RulesError,
     400: LimitError,
+    401: QueryTimeoutError,
     500: QueryError,
     501: ReadOnlyError,
     600: PluginError,

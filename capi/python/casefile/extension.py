@@ -23,7 +23,7 @@ from ._lib import lib
 from ._text import decode_text, encode_path, encode_text
 from .errors import ErrorSlot, MisuseError, check
 from .report import SEVERITY_VALUES
-from .session import RowCollector
+from .session import RowCollector, query_options
 
 
 @dataclass
@@ -121,18 +121,27 @@ class Analysis:
             raise MisuseError(101, "the analysis is used after its run callback returned")
         return self._handle
 
-    def execute(self, sql):
-        """A QueryResult (columns and rows) of one read-only statement."""
+    def execute(self, sql, max_rows=None, max_bytes=None, timeout=None):
+        """A QueryResult (columns and rows) of one read-only statement;
+        the limits as in Session.execute."""
+        opts = query_options(max_rows, max_bytes, timeout)
         collector = RowCollector()
         err = ErrorSlot()
-        status = lib().analysis_query(self._live(), encode_text(sql), collector.fn, None, err.ref)
+        if opts is None:
+            status = lib().analysis_query(
+                self._live(), encode_text(sql), collector.fn, None, err.ref
+            )
+        else:
+            status = lib().analysis_query_ex(
+                self._live(), encode_text(sql), ctypes.byref(opts), collector.fn, None, err.ref
+            )
         collector.guard.reraise()
         check(status, err, allow_partial=False)
         return collector.result
 
-    def query(self, sql):
+    def query(self, sql, max_rows=None, max_bytes=None, timeout=None):
         """Rows (tuples of str or None) of one read-only SQL statement."""
-        return self.execute(sql).rows
+        return self.execute(sql, max_rows=max_rows, max_bytes=max_bytes, timeout=timeout).rows
 
     def finding(self, code, severity, title):
         """Starts a finding: severity "error", "warning", "info" (or 2/1/0)."""

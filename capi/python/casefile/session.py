@@ -52,6 +52,35 @@ class RowCollector:
         return False
 
 
+def query_options(max_rows=None, max_bytes=None, timeout=None):
+    """The casefile_query_options for the query limits, or None when none
+    is given (the call without options then runs, with the library's
+    defaults, and works with a library older than 0.4).
+
+    max_rows: more rows fail the query with LimitError; None or 0: no bound.
+    max_bytes: the values of the result adding up to more fail it with
+    LimitError; None or 0: no bound. timeout: seconds of work on the query
+    (a float; the time spent in Python on each row is not counted) before
+    QueryTimeoutError; None: the library's default (300 s); 0: no bound."""
+    if max_rows is None and max_bytes is None and timeout is None:
+        return None
+    opts = _structs.QueryOptions()
+    opts.version = _structs.QUERY_OPTIONS_VERSION
+    for name, value in (("max_rows", max_rows), ("max_bytes", max_bytes)):
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise ValueError("%s must be a non-negative int, not %r" % (name, value))
+    opts.max_rows = max_rows or 0
+    opts.max_result_bytes = max_bytes or 0
+    if timeout is not None:
+        if timeout < 0:
+            raise ValueError("timeout must be >= 0 seconds, not %r" % (timeout,))
+        ms = int(round(timeout * 1000))
+        if timeout == 0 or ms >= 0xFFFFFFFF:
+            ms = 0xFFFFFFFF  # the library's "no practical bound"
+        opts.timeout_ms = max(ms, 1)
+    return opts
+
+
 def progress_callback(progress, guard):
     """A casefile_progress_fn calling progress(bytes_done, current_path);
     a true return or an exception aborts the call."""
@@ -177,23 +206,34 @@ class Session(_OwnedHandle):
         self._indexed = True
         return Report(out.value)
 
-    def execute(self, sql):
+    def execute(self, sql, max_rows=None, max_bytes=None, timeout=None):
         """Runs one read-only SQL statement; returns a QueryResult (column
         names and rows). Indexes first when the session is not indexed.
-        QueryError for SQL SQLite rejects, ReadOnlyError for a write."""
+        QueryError for SQL SQLite rejects, ReadOnlyError for a write.
+        The limits (see query_options): LimitError past max_rows or
+        max_bytes, QueryTimeoutError past timeout seconds."""
+        opts = query_options(max_rows, max_bytes, timeout)
         collector = RowCollector()
         err = ErrorSlot()
         with self._lock:
             if not self._indexed:
                 self.index()
-            status = lib().session_query(self._live(), encode_text(sql), collector.fn, None, err.ref)
+            if opts is None:
+                status = lib().session_query(
+                    self._live(), encode_text(sql), collector.fn, None, err.ref
+                )
+            else:
+                status = lib().session_query_ex(
+                    self._live(), encode_text(sql), ctypes.byref(opts), collector.fn, None, err.ref
+                )
         collector.guard.reraise()
         check(status, err)
         return collector.result
 
-    def query(self, sql):
-        """Rows of a read-only SQL statement, as a list of tuples of str/None."""
-        return self.execute(sql).rows
+    def query(self, sql, max_rows=None, max_bytes=None, timeout=None):
+        """Rows of a read-only SQL statement, as a list of tuples of str/None
+        (limits as in execute)."""
+        return self.execute(sql, max_rows=max_rows, max_bytes=max_bytes, timeout=timeout).rows
 
     def close(self):
         with self._lock:

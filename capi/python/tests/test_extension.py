@@ -196,6 +196,30 @@ class RegisteredAnalyzerTest(SharedIndexTest):
         self.assertEqual(self.analyze("pytest-readonly").analyzer("pytest-readonly").status, "ran")
         self.assertEqual(seen, [501, 500, ("one",)])
 
+    def test_query_limits_in_an_analyzer(self):
+        # casefile_analysis_query_ex: the same limits as a session's query.
+        seen = []
+
+        def run(analysis):
+            sql = "SELECT value FROM json_each('[1,2,3]')"
+            seen.append(analysis.query(sql, max_rows=3))
+            try:
+                analysis.query(sql, max_rows=2)
+            except casefile.LimitError as e:
+                seen.append((e.status, "more than 2 rows" in e.message))
+            try:
+                analysis.query(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+                    "SELECT count(*) FROM n",
+                    timeout=0.2,
+                )
+            except casefile.QueryTimeoutError as e:
+                seen.append((e.status, "casefile_analysis_query_ex" in e.message))
+
+        self.register("pytest-limits", run)
+        self.assertEqual(self.analyze("pytest-limits").analyzer("pytest-limits").status, "ran")
+        self.assertEqual(seen, [[("1",), ("2",), ("3",)], (400, True), (401, True)])
+
     def test_analysis_is_dead_after_the_callback(self):
         kept = []
 

@@ -175,6 +175,7 @@ class LayoutTest(unittest.TestCase):
         "casefile_open_options": _structs.OpenOptions,
         "casefile_analyze_options": _structs.AnalyzeOptions,
         "casefile_diff_options": _structs.DiffOptions,
+        "casefile_query_options": _structs.QueryOptions,
         "casefile_collect_options": _structs.CollectOptions,
         "casefile_analyzer_def": _structs.AnalyzerDef,
     }
@@ -212,6 +213,7 @@ class LayoutTest(unittest.TestCase):
         for macro, value in [
             ("CASEFILE_OPEN_OPTIONS_VERSION", _structs.OPEN_OPTIONS_VERSION),
             ("CASEFILE_ANALYZE_OPTIONS_VERSION", _structs.ANALYZE_OPTIONS_VERSION),
+            ("CASEFILE_QUERY_OPTIONS_VERSION", _structs.QUERY_OPTIONS_VERSION),
             ("CASEFILE_COLLECT_OPTIONS_VERSION", _structs.COLLECT_OPTIONS_VERSION),
             ("CASEFILE_DIFF_OPTIONS_VERSION", _structs.DIFF_OPTIONS_VERSION),
             ("CASEFILE_ANALYZER_DEF_VERSION", _structs.ANALYZER_DEF_VERSION),

@@ -78,6 +78,48 @@ class QueryTest(SharedIndexTest):
                 s.query("SELECT no_such_column FROM files")
             self.assertIn("no_such_column", cm.exception.message)
 
+    def test_row_and_byte_limits(self):
+        with casefile.Session(BUNDLE, index=self.db) as s:
+            sql = "SELECT value FROM json_each('[10,20,30]')"
+            # Exactly as many rows as allowed is no error.
+            self.assertEqual(s.query(sql, max_rows=3), [("10",), ("20",), ("30",)])
+            with self.assertRaises(casefile.LimitError) as cm:
+                s.query(sql, max_rows=2)
+            self.assertEqual(cm.exception.status, 400)
+            self.assertIn("more than 2 rows", cm.exception.message)
+            self.assertNotIsInstance(cm.exception, casefile.QueryTimeoutError)
+            # "10" + "20" + "30" is 6 bytes of values.
+            self.assertEqual(len(s.query(sql, max_bytes=6)), 3)
+            with self.assertRaises(casefile.LimitError) as cm:
+                s.query(sql, max_bytes=5)
+            self.assertIn("larger than 5 bytes", cm.exception.message)
+            with self.assertRaises(ValueError):
+                s.query(sql, max_rows=-1)
+
+    def test_timeout(self):
+        with casefile.Session(BUNDLE, index=self.db) as s:
+            endless = (
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+                "SELECT count(*) FROM n"
+            )
+            with self.assertRaises(casefile.QueryTimeoutError) as cm:
+                s.query(endless, timeout=0.2)
+            self.assertEqual(cm.exception.status, 401)
+            self.assertEqual(cm.exception.status_name, "CASEFILE_E_TIMEOUT")
+            # Both a limit and a TimeoutError, as the class promises.
+            self.assertIsInstance(cm.exception, casefile.LimitError)
+            self.assertIsInstance(cm.exception, TimeoutError)
+            self.assertIn("casefile_session_query_ex", s.last_error)
+            # A query that ends is not affected by a timeout.
+            self.assertEqual(s.query("SELECT 1", timeout=5), [("1",)])
+
+    def test_huge_values_hit_a_limit(self):
+        with casefile.Session(BUNDLE, index=self.db) as s:
+            for sql in ("SELECT zeroblob(2000000000)", "SELECT length(randomblob(1000000000))"):
+                with self.assertRaises(casefile.LimitError, msg=sql) as cm:
+                    s.query(sql)
+                self.assertIn("longer than 67108864 bytes", cm.exception.message)
+
     def test_query_indexes_first_when_needed(self):
         # A fresh session (no index() call): query builds or reuses it.
         with casefile.Session(BUNDLE, index=self.db) as s:

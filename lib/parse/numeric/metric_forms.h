@@ -24,20 +24,23 @@
 
 namespace casefile::numeric {
 
-inline constexpr const char* kLoss = "loss";
-inline constexpr const char* kEvalLoss = "eval_loss";
-inline constexpr const char* kGradNorm = "grad_norm";
-inline constexpr const char* kLossScale = "loss_scale";
-inline constexpr const char* kScaleAttempted = "loss_scale.attempted";
-inline constexpr const char* kScaleReducedTo = "loss_scale.reduced_to";
-inline constexpr const char* kScaleAtMinimum = "loss_scale.at_minimum";
-inline constexpr const char* kOverflowSkip = "overflow_skip";
-inline constexpr const char* kSkippedIterations = "skipped_iterations";
-inline constexpr const char* kNanIterations = "nan_iterations";
-inline constexpr const char* kRerunCheck = "rerun_check";
+inline constexpr char kLoss[] = "loss";
+inline constexpr char kEvalLoss[] = "eval_loss";
+inline constexpr char kGradNorm[] = "grad_norm";
+inline constexpr char kLossScale[] = "loss_scale";
+inline constexpr char kScaleAttempted[] = "loss_scale.attempted";
+inline constexpr char kScaleReducedTo[] = "loss_scale.reduced_to";
+inline constexpr char kScaleAtMinimum[] = "loss_scale.at_minimum";
+inline constexpr char kOverflowSkip[] = "overflow_skip";
+inline constexpr char kSkippedIterations[] = "skipped_iterations";
+inline constexpr char kNanIterations[] = "nan_iterations";
+inline constexpr char kRerunCheck[] = "rerun_check";
 
-// What one line said. Names are the constants above (compared by pointer
-// in the extractor, so always use them, never a copy).
+// What one line said. Names are the constants above, compared by pointer
+// in the extractor, so always use them, never a copy. They are arrays, not
+// pointers to literals: an inline array is one object with one address in
+// every translation unit, while equal string literals need not be merged
+// (clang under ASan keeps each apart, and every comparison failed).
 struct LineMetrics {
   static constexpr size_t kMaxValues = 8;
   struct Item {

@@ -33,7 +33,9 @@ constexpr std::array<uint8_t, 256> kClass = MakeClasses();
 // Bytes that stop the skip loop: digits, '/', control bytes (tabs and the
 // like), and a space followed by another space (checked separately). A single
 // space is part of the literal as it is, so the common case of words
-// separated by one space costs nothing.
+// separated by one space costs nothing. The table is the scalar form, used
+// only without SSE2 (StopMask16 below is the vector one).
+#if !defined(__SSE2__)
 constexpr std::array<bool, 256> MakeStops() {
   std::array<bool, 256> t{};
   for (int c = 0; c < 0x20; ++c) t[c] = true;
@@ -42,6 +44,7 @@ constexpr std::array<bool, 256> MakeStops() {
   return t;
 }
 constexpr std::array<bool, 256> kStop = MakeStops();
+#endif
 
 #if defined(__SSE2__)
 // Bit k set when p[k] (k < 16) stops the skip; reads p[0..16].

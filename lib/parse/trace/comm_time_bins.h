@@ -6,6 +6,10 @@
 // pairwise and the width doubles until it fits; a time before the range then makes the old range
 // the right half of the new one. Cell must have `void Merge(const Cell&)` and be
 // default-constructible as empty.
+// The cells are allocated at the first At() (a trace without the events a
+// bin counts costs nothing: the steady-state cells are 8 MiB), and growing
+// touches only the used cells, so a time far off (1e300 us) costs a few
+// operations per doubling, not a pass over every cell.
 #pragma once
 
 #include <algorithm>
@@ -21,12 +25,13 @@ class TimeBins {
  public:
   // `cells` must be even; `initial_width_us` is the width before any growth.
   explicit TimeBins(size_t cells, double initial_width_us = 1.0)
-      : cells_(cells), width_(initial_width_us) {}
+      : count_(cells), width_(initial_width_us) {}
 
   Cell& At(double ts_us) {
     if (!started_) {
       started_ = true;
       lo_ = ts_us;
+      cells_.resize(count_);
     }
     while (ts_us >= lo_ + width_ * static_cast<double>(cells_.size())) {
       // Slide left over unused cells when that makes room, else merge.
@@ -57,7 +62,7 @@ class TimeBins {
   }
 
   bool started() const { return started_; }
-  size_t size() const { return cells_.size(); }
+  size_t size() const { return count_; }
   double lo() const { return lo_; }
   double width() const { return width_; }
   double StartOf(size_t i) const { return lo_ + width_ * static_cast<double>(i); }
@@ -90,33 +95,39 @@ class TimeBins {
     lo_ -= width_ * static_cast<double>(by);
   }
 
+  // Only [first_used_, last_used_] hold data (At() grows only after a cell
+  // was used): merge those pairs, then empty the used cells no merge wrote.
   void GrowRight() {
-    const size_t n = cells_.size();
-    for (size_t j = 0; j < n / 2; ++j) {
+    const size_t lo = first_used_ / 2;
+    const size_t hi = last_used_ / 2;
+    for (size_t j = lo; j <= hi; ++j) {
       Cell merged = std::move(cells_[2 * j]);
       merged.Merge(cells_[2 * j + 1]);
       cells_[j] = std::move(merged);
     }
-    for (size_t j = n / 2; j < n; ++j) cells_[j] = Cell();
+    for (size_t j = std::max(hi + 1, first_used_); j <= last_used_; ++j) cells_[j] = Cell();
     width_ *= 2;
-    first_used_ /= 2;
-    last_used_ /= 2;
+    first_used_ = lo;
+    last_used_ = hi;
   }
   void GrowLeft() {
     const size_t n = cells_.size();
-    for (size_t j = n / 2; j-- > 0;) {
+    const size_t lo = n / 2 + first_used_ / 2;
+    const size_t hi = n / 2 + last_used_ / 2;
+    for (size_t j = last_used_ / 2 + 1; j-- > first_used_ / 2;) {
       Cell merged = std::move(cells_[2 * j]);
       merged.Merge(cells_[2 * j + 1]);
       cells_[n / 2 + j] = std::move(merged);
     }
-    for (size_t j = 0; j < n / 2; ++j) cells_[j] = Cell();
+    for (size_t j = first_used_; j <= std::min(last_used_, lo - 1); ++j) cells_[j] = Cell();
     lo_ -= width_ * static_cast<double>(n);
     width_ *= 2;
-    first_used_ = n / 2 + first_used_ / 2;
-    last_used_ = n / 2 + last_used_ / 2;
+    first_used_ = lo;
+    last_used_ = hi;
   }
 
-  std::vector<Cell> cells_;
+  size_t count_;             // cells, allocated at the first At()
+  std::vector<Cell> cells_;  // empty until then
   double lo_ = 0;
   double width_;
   bool started_ = false;
