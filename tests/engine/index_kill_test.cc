@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -213,31 +214,35 @@ class IndexKillTest : public ::testing::Test {
 };
 
 TEST_F(IndexKillTest, KilledAnywhereNeverLeavesAPartialIndex) {
-  // One full run first: it must succeed, and it measures how long a run
-  // takes, so that the kills can be spread over the whole of one.
-  const auto t0 = Clock::now();
+  // One full run first: it must succeed. Then two warm `--reindex` runs
+  // measure how long a run takes, so that the kills can be spread over the
+  // whole of one. The fastest of the three is the measure: the first run is
+  // slower (cold page cache, binary loading) and a kill timed by it lands
+  // after a warm run has already finished.
   pid_t first = Start(dir_, {"index", "--index", index_, bundle_.root}, 0);
   ASSERT_EQ(Wait(first), 0) << Stderr(dir_, 0);
-  const double full_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  ASSERT_EQ(CheckComplete(index_, bundle_), "");
+  double full_ms = 1e9;
+  for (int i = 0; i < 2; ++i) {
+    const auto t0 = Clock::now();
+    pid_t warm = Start(dir_, {"index", "--reindex", "--index", index_, bundle_.root}, 0);
+    ASSERT_EQ(Wait(warm), 0) << Stderr(dir_, 0);
+    full_ms =
+        std::min(full_ms, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
   ASSERT_EQ(CheckComplete(index_, bundle_), "");
   fs::remove(index_);
 
-  std::mt19937 rng(20240611);  // fixed: the same kill points on every run
-  std::uniform_real_distribution<double> anywhere(0.0, 1.05);
-  std::uniform_real_distribution<double> near_end(0.80, 1.02);
-  constexpr int kKills = 24;
   std::map<std::string, int> phases;
   int completed_runs = 0;
-  for (int k = 0; k < kKills; ++k) {
-    // The first three land in startup (before the temporary file exists,
-    // or just as it is made), the rest anywhere in a run (even k) or in
-    // its last fifth (odd k), where the commit, the fsync and the rename are.
-    const double at = k < 3 ? 2.0 * k : (k % 2 == 0 ? anywhere(rng) : near_end(rng)) * full_ms;
+  // Kills the k-th run `at_ms` after its start, checks what it left, and
+  // every fourth kill checks that the next run succeeds.
+  auto kill_at = [&](int k, double at_ms) {
     const bool had_index = fs::exists(index_);
     const ino_t old_inode = Inode(index_);
     pid_t pid = Start(dir_, {"index", "--reindex", "--index", index_, bundle_.root}, 1);
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(at * 1000)));
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(at_ms * 1000)));
     kill(pid, SIGKILL);
     const int code = Wait(pid);
 
@@ -256,7 +261,7 @@ TEST_F(IndexKillTest, KilledAnywhereNeverLeavesAPartialIndex) {
       phase = "startup, before the build file";
     }
     ++phases[phase];
-    SCOPED_TRACE("kill " + std::to_string(k) + " at " + std::to_string(static_cast<int>(at)) +
+    SCOPED_TRACE("kill " + std::to_string(k) + " at " + std::to_string(static_cast<int>(at_ms)) +
                  " ms: " + phase);
 
     // The index path holds nothing or a whole index: never a part of one.
@@ -278,15 +283,34 @@ TEST_F(IndexKillTest, KilledAnywhereNeverLeavesAPartialIndex) {
       EXPECT_TRUE(Temporaries(index_).empty());
       ++completed_runs;
     }
+  };
+
+  std::mt19937 rng(20240611);  // fixed: the same kill points on every run
+  std::uniform_real_distribution<double> anywhere(0.0, 1.05);
+  std::uniform_real_distribution<double> near_end(0.80, 1.02);
+  std::uniform_real_distribution<double> mid_run(0.10, 0.70);
+  constexpr int kKills = 24;
+  for (int k = 0; k < kKills; ++k) {
+    // The first three land in startup (before the temporary file exists,
+    // or just as it is made), the rest anywhere in a run (even k) or in
+    // its last fifth (odd k), where the commit, the fsync and the rename are.
+    kill_at(k, k < 3 ? 2.0 * k : (k % 2 == 0 ? anywhere(rng) : near_end(rng)) * full_ms);
+  }
+  // Timing is the machine's: where fewer than four kills landed mid-run
+  // (a loaded or a much faster machine), more are made inside the run's
+  // middle until four have, at most 24 more.
+  int extra = 0;
+  for (; phases["reading or committing"] < 4 && extra < 24; ++extra) {
+    kill_at(kKills + extra, mid_run(rng) * full_ms);
   }
   // The library judges what is left complete and current.
   EXPECT_TRUE(ReusedBySession(index_, bundle_));
   EXPECT_TRUE(Temporaries(index_).empty());
-  EXPECT_EQ(completed_runs, kKills / 4);
+  EXPECT_EQ(completed_runs, (kKills + extra) / 4);
 
   std::string summary;
   for (const auto& [phase, n] : phases) summary += "  " + phase + ": " + std::to_string(n) + "\n";
-  std::printf("full run %.0f ms; %d kills:\n%s", full_ms, kKills, summary.c_str());
+  std::printf("warm run %.0f ms; %d kills:\n%s", full_ms, kKills + extra, summary.c_str());
   // The kills reached the reading and the end of a run, not only startup.
   EXPECT_GE(phases["reading or committing"], 4) << summary;
 }
