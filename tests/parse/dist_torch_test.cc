@@ -659,6 +659,27 @@ TEST(DistTorchStore, EveryEra) {
   EXPECT_EQ(rows[7].detail, "connect");
 }
 
+// Durations too large to be a timeout (found by fuzzing: seconds times 1000
+// overflowed int64) are not read; the event still is.
+TEST(DistTorchStore, AbsurdDurationsAreNotRead) {
+  const auto rows = Feed({
+      "torch.distributed.DistStoreError: Timed out after 333333333333333333 seconds waiting for "
+      "clients. 1/2 clients joined.",
+      "torch.distributed.DistStoreError: wait timeout after 9223372036854775807ms, keys: /k",
+      "RuntimeError: Timed out initializing process group in store based barrier on rank 1, for "
+      "key: k (world_size=2, worker_count=1, timeout=99999999999 days, 0:00:00)",
+      "RuntimeError: Timed out initializing process group in store based barrier on rank 1, for "
+      "key: k (world_size=2, worker_count=1, timeout=1 day, 2:00:30)",
+  });
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& r : rows) EXPECT_EQ(r.kind, kStoreTimeout);
+  EXPECT_FALSE(rows[0].timeout_ms.has_value());
+  EXPECT_EQ(rows[0].detail, "1/2 clients joined");
+  EXPECT_FALSE(rows[1].timeout_ms.has_value());
+  EXPECT_FALSE(rows[2].timeout_ms.has_value());
+  EXPECT_EQ(rows[3].timeout_ms, (26 * 3600 + 30) * 1000);
+}
+
 TEST(DistTorchStore, WaitingIsNotTimingOut) {
   EXPECT_TRUE(
       Feed({"INFO:torch.distributed.distributed_c10d:Waiting in store based barrier to "

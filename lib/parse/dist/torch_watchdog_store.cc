@@ -27,14 +27,23 @@ constexpr size_t npos = std::string_view::npos;
 // Store keys can be many ("keys: /a, /b, ..."); the first ones say enough.
 constexpr size_t kMaxKeysBytes = 256;
 
+// Past this (about 31 years) a number is not a timeout: the values are
+// refused, which also keeps the unit arithmetic below from overflowing.
+constexpr int64_t kMaxDurationMs = int64_t{1} << 40;
+
+bool Within(std::optional<int64_t> v, int64_t limit) { return v && *v >= -limit && *v <= limit; }
+
 // A duration "N ms", "Nms", "Ns", "N s", "N seconds" at s[i] in ms.
 std::optional<int64_t> DurationAt(std::string_view s, size_t i) {
   auto v = IntAt(s, i);
-  if (!v) return std::nullopt;
+  if (!Within(v, kMaxDurationMs / 1000 * 1000)) return std::nullopt;
   while (i < s.size() && s[i] == ' ') ++i;
   const std::string_view unit = s.substr(i);
   if (unit.substr(0, 2) == "ms") return *v;
-  if (unit.substr(0, 1) == "s") return *v * 1000;
+  if (unit.substr(0, 1) == "s") {
+    if (!Within(v, kMaxDurationMs / 1000)) return std::nullopt;
+    return *v * 1000;
+  }
   return std::nullopt;
 }
 
@@ -59,6 +68,12 @@ std::optional<int64_t> TimedeltaMsAt(std::string_view s, size_t i) {
   ++j;
   auto seconds = IntAt(s, j);
   if (!seconds) return std::nullopt;
+  // Each part bounded first, so the sum cannot overflow.
+  const int64_t day_limit = kMaxDurationMs / 86400000;
+  if (days < -day_limit || days > day_limit || !Within(first, kMaxDurationMs / 3600000) ||
+      !Within(minutes, kMaxDurationMs / 60000) || !Within(seconds, kMaxDurationMs / 1000)) {
+    return std::nullopt;
+  }
   return ((days * 24 + *first) * 60 + *minutes) * 60000 + *seconds * 1000;
 }
 
