@@ -79,6 +79,20 @@ TEST(TemplateMask, HexIdsPointersUuids) {
   EXPECT_EQ(Mask("abc1234"), "abc<NUM>");
 }
 
+TEST(TemplateMask, ShortHexWordsFromADigit) {
+  // NCCL prints its counters in hex without 0x: every value must give the
+  // same signature, not one per arrangement of letters and digits.
+  EXPECT_EQ(Mask("AllReduce: opCount 1a2f sendbuff 0x7f3c5a000000 count 262144"),
+            "AllReduce: opCount <HEX> sendbuff <HEX> count <NUM>");
+  EXPECT_EQ(MaskedHash("opCount 9ff62 done", 1), MaskedHash("opCount 3f done", 1));
+  EXPECT_EQ(Mask("opCount 3f, 2d conv, 4B"), "opCount <HEX>, <HEX> conv, <HEX>");
+  // Exponents stay numbers; words from a letter keep their letters.
+  EXPECT_EQ(Mask("lr=3e-4 scale 1e6 x 2E+3"), "lr=<NUM> scale <NUM> x <NUM>");
+  EXPECT_EQ(Mask("bf16 fp16 fe80 a100"), "bf<NUM> fp<NUM> fe<NUM> a<NUM>");
+  // Not a whole hex word: a non-hex letter, a dot or an underscore follows.
+  EXPECT_EQ(Mask("64bit 2nd 3f.5 1a_x"), "<NUM>bit <NUM>nd <NUM>f.<NUM> <NUM>a_x");
+}
+
 TEST(TemplateMask, Addresses) {
   EXPECT_EQ(Mask("connect to 10.0.0.1:29500 failed"), "connect to <IP> failed");
   EXPECT_EQ(Mask("init_method tcp://10.1.2.3:29500"), "init_method tcp://<IP>");

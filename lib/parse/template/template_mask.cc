@@ -165,6 +165,31 @@ size_t MatchHexWord(const Text& t, size_t w) {
   return 0;
 }
 
+// A short hex word from a digit, [w, h) all hex digits and the whole word:
+// NCCL's counters ("opCount 1a2f", printed with %lx and no 0x), short ids.
+// Masked whole, else each digit run becomes a mask between literal letters
+// and every value makes its own signature ("<NUM>a<NUM>f"). It must hold a
+// letter, and not be a number's exponent ("1e6", "3e-4"), which the number
+// mask takes; words from a letter ("bf16", "fe80") never get here.
+bool IsShortHexWord(const Text& t, size_t w, size_t h) {
+  if (h - w < 2 || !IsDigit(t.p[w])) return false;
+  const char next = t.at(h);
+  if (IsAlnum(next) || next == '.' || next == '_') return false;
+  size_t letters = 0;
+  size_t e_at = 0;
+  for (size_t k = w; k < h; ++k) {
+    if (IsDigit(t.p[k])) continue;
+    ++letters;
+    if (t.p[k] == 'e' || t.p[k] == 'E') e_at = k;
+  }
+  if (letters == 0) return false;
+  if (letters == 1 && e_at != 0) {
+    if (e_at + 1 < h) return false;                // 1e6
+    if (next == '-' || next == '+') return false;  // 3e-4
+  }
+  return true;
+}
+
 // IPv6 starting with a hex digit at `w`: groups of 1-4 hex digits and
 // colons, with '::' or exactly 8 groups. Returns the end, 0 when none.
 size_t MatchIpv6(const Text& t, size_t w) {
@@ -436,6 +461,10 @@ void Scan(std::string_view message, Out& out) {
             emit(w, e, kHexMask);
             continue;
           }
+        }
+        if (w == i && IsShortHexWord(t, w, h)) {
+          emit(w, h, kHexMask);
+          continue;
         }
         if (t.at(h) == ':') {
           if (size_t e = MatchIpv6(t, w)) {

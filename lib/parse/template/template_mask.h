@@ -13,8 +13,10 @@
 //           whose last component has an extension (a/b/c.py); a ':<digits>'
 //           line suffix stays outside (<PATH>:<NUM>); URLs (://) are not paths
 //   <IP>    IPv4 a.b.c.d with an optional :port; IPv6 with '::' or 8 groups
-//   <HEX>   0x..., UUIDs, and words of 8+ hex digits holding a digit and a
-//           letter (hashes, commIds, pointers without 0x)
+//   <HEX>   0x..., UUIDs, words of 8+ hex digits holding a digit and a
+//           letter (hashes, commIds, pointers without 0x), and whole short
+//           hex words from a digit holding a letter (NCCL's opCount 1a2f;
+//           not exponents: 1e6, 3e-4)
 //   <NUM>   a date or time as one mask (2024-05-01T12:00:00.123Z,
 //           2024/05/01, 12:00:00,123, and C-library dates over several
 //           words: "Wed Jul 15 01:55:44 2026", "May  5 23:09:30"), else a
