@@ -24,8 +24,9 @@ CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Re
   -DCASEFILE_FUZZ=ON -DCASEFILE_FUZZ_SECONDS="$fuzz_seconds" ${CASEFILE_CMAKE_ARGS:-} >/dev/null
 cmake --build build-sanitize -j"$jobs" >&2
 # The browser tests drive an uninstrumented Chromium over pages the ordinary
-# build's run already checked; everything else runs instrumented.
-ctest --test-dir build-sanitize --output-on-failure -j"$jobs" -LE 'browser|fuzz_run|scale'
+# build's run already checked, and the benchmark harness's smoke run measures
+# nothing an instrumented build should; everything else runs instrumented.
+ctest --test-dir build-sanitize --output-on-failure -j"$jobs" -LE 'browser|fuzz_run|scale|bench'
 ctest --test-dir build-sanitize --output-on-failure -j"$jobs" -L fuzz_run
 
 echo "casefile sanitize: ThreadSanitizer build (the C API thread tests)" >&2

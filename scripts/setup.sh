@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libarchive-dev libzstd-dev libsqlite3-dev
           libsimdjson-dev libgtest-dev zstd python3 chromium fonts-dejavu-core
-          clang libclang-rt-14-dev llvm-14)
+          clang libclang-rt-14-dev llvm-14 time libarchive-tools lnav)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
