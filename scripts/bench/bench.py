@@ -334,7 +334,7 @@ def main():
     if mn("casefile index (cold)") and mn("zstd -dc | wc -l"):
         r_min = mn("zstd -dc | wc -l") / mn("casefile index (cold)")
         r_med = md("zstd -dc | wc -l") / md("casefile index (cold)")
-        ratio("index throughput / decompress-and-count throughput", f"{r_min:.2f} (best runs), {r_med:.2f} (medians)",
+        ratio("index throughput / decompress-and-count throughput", f"{r_min:.3f} (best runs), {r_med:.3f} (medians)",
               ">= 0.5", r_min >= 0.5)
     if index_size:
         ratio("index size / uncompressed input", f"{index_size / raw_bytes:.3f} ({index_size / 1e6:.0f} MB)",
@@ -354,9 +354,9 @@ def main():
                   lookup["median_us"] < 1000)
         if have_lnav and mn("lnav: count(*) FROM all_logs") and mn("casefile index (cold)"):
             v = mn("lnav: count(*) FROM all_logs") / mn("casefile index (cold)")
-            ratio("lnav ingest time / casefile index time", f"{v:.2f}", ">= 3", v >= 3)
+            ratio("lnav ingest time / casefile index time", f"{v:.3f}", ">= 3", v >= 3)
             v = mn("lnav: all_logs LIKE NEEDLE") / mn("casefile query: lines LIKE NEEDLE")
-            ratio("lnav substring query time / casefile substring query time", f"{v:.2f}", ">= 5", v >= 5)
+            ratio("lnav substring query time / casefile substring query time", f"{v:.3f}", ">= 5", v >= 5)
 
     # The report.
     print()
