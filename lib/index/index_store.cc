@@ -15,14 +15,9 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
   // gigabytes on a big trace) go beside the file being built, never to
   // $TMPDIR: "<path>-sqlite-<n>-<random>", unlinked as soon as opened, a
   // name RemoveStaleIndexTemporaries also covers (sqlite_temp_vfs.h).
-  // No connection mutex (SQLITE_OPEN_NOMUTEX): the connection is used by
-  // one thread at a time (the writer's storage thread, then the caller's
-  // Finish after joining it), and a build makes millions of calls whose
-  // lock and unlock were ~5% of the storage thread's time.
   std::string msg;
-  int rc =
-      OpenWithTempPrefix(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                         path + "-sqlite-", &db_, &msg);
+  int rc = OpenWithTempPrefix(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path + "-sqlite-",
+                              &db_, &msg);
   if (rc != SQLITE_OK) {
     throw Error(ErrorCode::kIo, "cannot create index file " + path + ": " + msg);
   }
