@@ -106,14 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     records.push_back(rec);
   }
   for (const casefile::LineRecord& rec : records) {
-    h::ParserLine line;
-    line.line_no = rec.line_no;
-    line.text = rec.text;
-    line.message = rec.message();
-    line.host = rec.host;
-    line.pid = rec.pid;
-    line.ts_us = rec.ts_us;
-    line.no_newline = (rec.flags & casefile::kLineNoNewline) != 0;
+    const h::ParserLine line = h::ParserLineOf(rec);
     parser.Feed(line);
     for (h::DigestSection s :
          {h::DigestSection::kNone, h::DigestSection::kStats, h::DigestSection::kStates,

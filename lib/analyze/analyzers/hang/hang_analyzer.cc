@@ -61,15 +61,7 @@ class HangAnalyzer : public Analyzer {
       scan.host = file.host.value_or("");
       hang::MegascaleParser parser;
       ctx.index().ScanLines(file.id, [&](const LineRecord& rec) {
-        hang::ParserLine line;
-        line.line_no = rec.line_no;
-        line.text = rec.text;
-        line.message = rec.message();
-        line.host = rec.host;
-        line.pid = rec.pid;
-        line.ts_us = rec.ts_us;
-        line.no_newline = (rec.flags & kLineNoNewline) != 0;
-        parser.Feed(line);
+        parser.Feed(hang::ParserLineOf(rec));
         if (rec.ts_us != kNoTimestamp &&
             (scan.last_ts_us == kNoTimestamp || rec.ts_us >= scan.last_ts_us)) {
           scan.last_ts_us = rec.ts_us;

@@ -26,6 +26,7 @@
 #include "analyze/analyzers/hang/digest_line.h"
 #include "analyze/analyzers/hang/megascale_text.h"
 #include "common/line_fields.h"
+#include "index/index_types.h"
 
 namespace casefile::hang {
 
@@ -49,6 +50,20 @@ struct ParserLine {
   int64_t ts_us = kNoTimestamp;
   bool no_newline = false;  // the file's last line, without a final newline
 };
+
+// The parser's view of a line as the index stores it (IndexReader::ScanLines
+// hands these out); the views point into `rec`.
+inline ParserLine ParserLineOf(const LineRecord& rec) {
+  ParserLine line;
+  line.line_no = rec.line_no;
+  line.text = rec.text;
+  line.message = rec.message();
+  line.host = rec.host;
+  line.pid = rec.pid;
+  line.ts_us = rec.ts_us;
+  line.no_newline = (rec.flags & kLineNoNewline) != 0;
+  return line;
+}
 
 // A line kept for evidence.
 struct SourceLine {
