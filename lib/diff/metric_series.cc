@@ -1,19 +1,26 @@
 #include "diff/metric_series.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <iterator>
 #include <limits>
 #include <string_view>
 #include <tuple>
 
 #include "analyze/query_values.h"
+#include "analyze/step_times.h"
 #include "common/error.h"
 #include "diff/metric_stats.h"
+#include "parse/numeric/metric_chunk.h"
 
 namespace casefile::diff {
+namespace {
+
+// Step times read at most per side (analyze/step_times.h): bounds the memory
+// of a pathological index, as the hang analyzer's cap does.
+constexpr size_t kMaxStepTimes = 4'000'000;
+
+}  // namespace
 
 bool StepValues::AnyNonFinite() const {
   return std::any_of(values.begin(), values.end(), [](const LoggedValue& v) { return !v.finite; });
@@ -52,96 +59,6 @@ std::string WhoOf(const QueryValue& host, const QueryValue& rank, int64_t file_i
   if (host && !host->empty()) return *host;
   if (rank) return "rank " + *rank;
   return "file " + std::to_string(file_id);
-}
-
-// The value as metric_chunks stores it: finite text, or nan / inf / -inf.
-LoggedValue ValueOf(std::string_view text) {
-  LoggedValue v;
-  if (text == "nan") {
-    v.value = std::numeric_limits<double>::quiet_NaN();
-    v.finite = false;
-  } else if (text == "inf") {
-    v.value = std::numeric_limits<double>::infinity();
-    v.finite = false;
-  } else if (text == "-inf") {
-    v.value = -std::numeric_limits<double>::infinity();
-    v.finite = false;
-  } else {
-    // Finite text holds only digits, '.', 'e', 'E', '+', '-' (metric_value.h).
-    const std::string copy(text);
-    v.value = std::strtod(copy.c_str(), nullptr);
-    v.finite = std::isfinite(v.value);
-  }
-  return v;
-}
-
-// Decodes a metric_chunks.points value (docs/SCHEMA.md): a JSON array of
-// [line delta, step delta or null, "value"] in line order; the line is
-// first_line plus the deltas so far, the step the sum of the step deltas so
-// far (null: the line names none). Decoded here rather than with SQLite's
-// json_each and a window sum, which costs ~10 s per million points; this
-// reads them at memory speed. False at the first thing that is not a point.
-struct RawPoint {
-  int64_t line_no = 0;
-  std::optional<int64_t> step;
-  std::string_view text;
-};
-
-bool ReadInt(std::string_view s, size_t& i, int64_t* out) {
-  const char* begin = s.data() + i;
-  const auto res = std::from_chars(begin, s.data() + s.size(), *out);
-  if (res.ec != std::errc()) return false;
-  i += static_cast<size_t>(res.ptr - begin);
-  return true;
-}
-
-template <typename Fn>
-bool DecodePoints(std::string_view s, int64_t first_line, Fn&& cb) {
-  size_t i = 0;
-  auto skip = [&] {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\n')) ++i;
-  };
-  auto expect = [&](char c) {
-    skip();
-    if (i >= s.size() || s[i] != c) return false;
-    ++i;
-    return true;
-  };
-  if (!expect('[')) return false;
-  skip();
-  if (i < s.size() && s[i] == ']') return true;
-  int64_t line = first_line, step_sum = 0;
-  while (true) {
-    RawPoint p;
-    int64_t line_delta = 0;
-    if (!expect('[')) return false;
-    skip();
-    if (!ReadInt(s, i, &line_delta) || !expect(',')) return false;
-    skip();
-    if (s.substr(i, 4) == "null") {
-      i += 4;
-    } else {
-      int64_t step_delta = 0;
-      if (!ReadInt(s, i, &step_delta)) return false;
-      step_sum += step_delta;
-      p.step = step_sum;
-    }
-    if (!expect(',') || !expect('"')) return false;
-    const size_t close = s.find('"', i);
-    if (close == std::string_view::npos) return false;
-    p.text = s.substr(i, close - i);
-    i = close + 1;
-    if (!expect(']')) return false;
-    line += line_delta;
-    p.line_no = line;
-    cb(p);
-    skip();
-    if (i < s.size() && s[i] == ',') {
-      ++i;
-      continue;
-    }
-    return expect(']');
-  }
 }
 
 }  // namespace
@@ -195,14 +112,16 @@ MetricByStep LoadMetric(const DiffSide& side, const std::string& name) {
         if (open && row_key != key) flush();
         key = std::move(row_key);
         open = true;
-        const bool ok = DecodePoints(TextOf(v[5]), IntOf(v[4]).value_or(0), [&](const RawPoint& p) {
-          Pending pending;
-          pending.step = p.step;
-          pending.value = ValueOf(p.text);
-          pending.value.file_id = file_id;
-          pending.value.line_no = p.line_no;
-          series.push_back(pending);
-        });
+        const bool ok = numeric::DecodeMetricPoints(TextOf(v[5]), IntOf(v[4]).value_or(0),
+                                                    [&](const numeric::MetricPoint& p) {
+                                                      Pending pending;
+                                                      pending.step = p.step;
+                                                      pending.value.value = p.value.value;
+                                                      pending.value.finite = p.value.finite();
+                                                      pending.value.file_id = file_id;
+                                                      pending.value.line_no = p.line_no;
+                                                      series.push_back(pending);
+                                                    });
         if (!ok) {
           throw Error(ErrorCode::kCorrupt, "metric_chunks: malformed points for file " +
                                                std::to_string(file_id) + " at line " +
@@ -214,48 +133,50 @@ MetricByStep LoadMetric(const DiffSide& side, const std::string& name) {
   return out;
 }
 
-std::vector<StepTimeRow> LoadStepTimes(const DiffSide& side) {
-  std::vector<StepTimeRow> rows;
-  std::vector<std::string> details;
-  if (side.index == nullptr || !HasTable(*side.index, "dist_events")) return rows;
-  // The file's host and rank come from side.files, not a join (a run
-  // logging every step of 16 hosts has a million rows); names are shared
-  // between the rows of one series.
-  std::map<std::tuple<int64_t, QueryValue, QueryValue>, std::string> names;
-  side.index->Query(
-      "SELECT file_id, line_no, host, rank, seq, value, detail FROM dist_events "
-      "WHERE kind = 'step_time' AND seq IS NOT NULL AND value IS NOT NULL "
-      "ORDER BY file_id, line_no",
-      [&](const QueryRow& r) {
-        const auto& v = r.values;
-        const std::optional<int64_t> step = IntOf(v[4]);
-        const std::optional<double> seconds = RealOf(v[5]);
-        if (!step || !seconds || *seconds <= 0) return true;
-        StepTimeRow row;
-        row.file_id = IntOf(v[0]).value_or(0);
-        row.line_no = IntOf(v[1]).value_or(0);
-        auto [it, fresh] = names.try_emplace({row.file_id, v[2], v[3]});
-        if (fresh) {
-          QueryValue host = v[2], rank = v[3];
-          if (const FileRow* f = side.File(row.file_id)) {
-            if (!host) host = f->host;
-            if (!rank && f->rank) rank = std::to_string(*f->rank);
-          }
-          it->second = WhoOf(host, rank, row.file_id);
-        }
-        row.who = it->second;
-        row.step = *step;
-        row.seconds = *seconds;
-        rows.push_back(std::move(row));
-        details.push_back(TextOf(v[6]));
-        return true;
-      });
+StepTimes LoadStepTimes(const DiffSide& side) {
+  StepTimes out;
+  std::vector<uint32_t> forms;  // per row, into form_of
+  if (side.index == nullptr || !HasTable(*side.index, "metric_chunks")) return out;
+  // Names and forms are resolved once per stored series and shared by its
+  // rows.
+  std::vector<std::string> form_of;
+  std::map<std::string, uint32_t> who_index;
+  uint32_t who = 0;
+  size_t count = 0;
+  const size_t stored = std::min(CountStoredStepTimes(*side.index, nullptr), kMaxStepTimes);
+  out.rows.reserve(stored);
+  forms.reserve(stored);
+  ForEachStoredStepTime(*side.index, nullptr,
+                        [&](uint32_t s, const StoredStepSeries& series, int64_t line_no,
+                            std::optional<int64_t> step, double seconds) {
+                          if (!step || !(seconds > 0)) return true;
+                          if (count++ >= kMaxStepTimes) return false;
+                          if (s >= form_of.size()) {
+                            form_of.resize(s + 1);
+                            form_of[s] = series.form;
+                            QueryValue host = series.host;
+                            QueryValue rank;
+                            if (series.rank) rank = std::to_string(*series.rank);
+                            if (const FileRow* f = side.File(series.file_id)) {
+                              if (!host) host = f->host;
+                              if (!rank && f->rank) rank = std::to_string(*f->rank);
+                            }
+                            const std::string name = WhoOf(host, rank, series.file_id);
+                            auto [it, fresh] =
+                                who_index.try_emplace(name, static_cast<uint32_t>(out.who.size()));
+                            if (fresh) out.who.push_back(name);
+                            who = it->second;
+                          }
+                          out.rows.push_back({*step, seconds, series.file_id, line_no, who});
+                          forms.push_back(s);
+                          return true;
+                        });
   // An evaluation bar ("tqdm total=50") runs beside the training bar
   // ("tqdm total=1000") and restarts its steps: keep only the bar with the
   // most lines, and every non-tqdm form.
   std::map<std::string, size_t> tqdm_lines;
-  for (const std::string& d : details) {
-    if (d.rfind("tqdm", 0) == 0) ++tqdm_lines[d];
+  for (uint32_t f : forms) {
+    if (form_of[f].rfind("tqdm", 0) == 0) ++tqdm_lines[form_of[f]];
   }
   if (tqdm_lines.size() > 1) {
     std::string keep;
@@ -266,13 +187,14 @@ std::vector<StepTimeRow> LoadStepTimes(const DiffSide& side) {
         keep = d;
       }
     }
-    std::vector<StepTimeRow> kept;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (details[i].rfind("tqdm", 0) != 0 || details[i] == keep) kept.push_back(rows[i]);
+    size_t kept = 0;
+    for (size_t i = 0; i < out.rows.size(); ++i) {
+      const std::string& form = form_of[forms[i]];
+      if (form.rfind("tqdm", 0) != 0 || form == keep) out.rows[kept++] = out.rows[i];
     }
-    rows = std::move(kept);
+    out.rows.resize(kept);
   }
-  return rows;
+  return out;
 }
 
 }  // namespace casefile::diff

@@ -1,7 +1,7 @@
 // What the metrics section of the diff reads from one side's index: metric
 // points of one name at a time (the metric_chunks rows of that name only, so
 // a long run's other series are never touched) and step times
-// (dist_events of kind step_time). Host falls back to the file's.
+// (metric_chunks series of name step_time: analyze/step_times.h). Host falls back to the file's.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,6 @@ namespace casefile::diff {
 struct LoggedValue {
   int64_t file_id = 0;
   int64_t line_no = 0;
-  std::string who;   // host, else "rank N", else "file N": whose series it is
   double value = 0;  // NaN / +-inf for non-finite values
   bool finite = true;
 };
@@ -49,11 +48,16 @@ struct StepTimeRow {
   double seconds = 0;
   int64_t file_id = 0;
   int64_t line_no = 0;
-  std::string who;  // host, else "rank N", else "file N"
+  uint32_t who = 0;  // index into StepTimes::who
 };
 
-// step_time events of this side, those of evaluation progress bars left out
-// (tqdm bars whose total is not the one most lines show: the training bar).
-std::vector<StepTimeRow> LoadStepTimes(const DiffSide& side);
+struct StepTimes {
+  std::vector<StepTimeRow> rows;  // series by series, each in line order
+  std::vector<std::string> who;   // host, else "rank N", else "file N"; distinct
+};
+
+// Step times of this side, those of evaluation progress bars left out (tqdm
+// bars whose total is not the one most lines show: the training bar).
+StepTimes LoadStepTimes(const DiffSide& side);
 
 }  // namespace casefile::diff

@@ -1,13 +1,13 @@
 // The metrics section of the diff (docs/DIFF.md): loss at matching steps,
 // non-finite values only in bad, step time (median, p90, the slowest host of
-// bad) and throughput, from metric_chunks and dist_events step_time rows.
+// bad) and throughput, from metric_chunks and step-time series.
 // Only steps both runs reached are compared, so a run of another length is
 // not a difference.
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <iterator>
 #include <map>
-#include <set>
 #include <string_view>
 
 #include "diff/metric_series.h"
@@ -56,6 +56,25 @@ Evidence EvidenceOf(const DiffSide& side, const LoggedValue& v) {
 }
 
 std::string StepText(int64_t step) { return "step " + std::to_string(step); }
+
+// What the section reads of one side: the metrics it compares, by name, and
+// the step times.
+struct SideMetrics {
+  std::map<std::string, MetricByStep> metrics;
+  StepTimes steps;
+  const MetricByStep& Metric(const std::string& name) const {
+    static const MetricByStep kNone;
+    const auto it = metrics.find(name);
+    return it == metrics.end() ? kNone : it->second;
+  }
+};
+
+SideMetrics LoadSideMetrics(const DiffSide& side, const std::vector<std::string>& names) {
+  SideMetrics m;
+  for (const std::string& name : names) m.metrics[name] = LoadMetric(side, name);
+  m.steps = LoadStepTimes(side);
+  return m;
+}
 
 // --- non-finite values -------------------------------------------------------
 
@@ -195,36 +214,57 @@ void Divergence(const DiffSide& good, const DiffSide& bad, const std::string& na
 
 // One side's step times after warm-up, limited to steps up to `last_step`.
 struct SteadySteps {
-  // step -> the slowest line of that step (a synchronous step lasts as long
-  // as its slowest rank).
-  std::map<int64_t, const StepTimeRow*> slowest;
+  // (step, the slowest line of that step) by step: a synchronous step lasts
+  // as long as its slowest rank.
+  std::vector<std::pair<int64_t, const StepTimeRow*>> slowest;
   std::map<std::string, std::vector<double>> by_host;
   std::vector<double> Values() const {
     std::vector<double> v;
+    v.reserve(slowest.size());
     for (const auto& [step, row] : slowest) v.push_back(row->seconds);
     return v;
   }
 };
 
-std::set<int64_t> LoggedSteps(const std::vector<StepTimeRow>& rows) {
-  std::set<int64_t> steps;
-  for (const StepTimeRow& r : rows) steps.insert(r.step);
+// The distinct steps logged, ascending.
+std::vector<int64_t> LoggedSteps(const StepTimes& t) {
+  std::vector<int64_t> steps;
+  steps.reserve(t.rows.size());
+  for (const StepTimeRow& r : t.rows) steps.push_back(r.step);
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   return steps;
 }
 
-SteadySteps Steady(const std::vector<StepTimeRow>& rows, int64_t last_step) {
+SteadySteps Steady(const StepTimes& t, const std::vector<int64_t>& steps, int64_t last_step) {
   SteadySteps out;
-  const std::set<int64_t> steps = LoggedSteps(rows);
   const size_t warmup =
       std::max(kWarmupMinSteps,
                static_cast<size_t>(std::ceil(kWarmupFraction * static_cast<double>(steps.size()))));
   if (steps.size() <= warmup) return out;
-  const int64_t first_steady = *std::next(steps.begin(), static_cast<std::ptrdiff_t>(warmup));
-  for (const StepTimeRow& r : rows) {
+  const int64_t first_steady = steps[warmup];
+  std::vector<const StepTimeRow*> slowest(steps.size(), nullptr);
+  std::vector<std::vector<double>> by_who(t.who.size());
+  size_t at = 0;  // a series' steps ascend: the next step is tried first
+  for (const StepTimeRow& r : t.rows) {
     if (r.step < first_steady || r.step > last_step) continue;
-    const StepTimeRow*& s = out.slowest[r.step];
+    if (at >= steps.size() || steps[at] != r.step) {
+      if (at + 1 < steps.size() && steps[at + 1] == r.step) {
+        ++at;
+      } else {
+        at = static_cast<size_t>(std::lower_bound(steps.begin(), steps.end(), r.step) -
+                                 steps.begin());
+      }
+    }
+    const StepTimeRow*& s = slowest[at];
     if (s == nullptr || r.seconds > s->seconds) s = &r;
-    out.by_host[r.who].push_back(r.seconds);
+    by_who[r.who].push_back(r.seconds);
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (slowest[i] != nullptr) out.slowest.emplace_back(steps[i], slowest[i]);
+  }
+  for (size_t w = 0; w < by_who.size(); ++w) {
+    if (!by_who[w].empty()) out.by_host.emplace(t.who[w], std::move(by_who[w]));
   }
   return out;
 }
@@ -240,17 +280,16 @@ const StepTimeRow* MedianLine(const SteadySteps& s) {
   return rows[(rows.size() - 1) / 2];
 }
 
-void StepTime(const DiffSide& good, const DiffSide& bad, std::vector<DiffItem>& out) {
-  const std::vector<StepTimeRow> g_rows = LoadStepTimes(good);
-  const std::vector<StepTimeRow> b_rows = LoadStepTimes(bad);
-  if (g_rows.empty() || b_rows.empty()) return;
+void StepTime(const DiffSide& good, const DiffSide& bad, const StepTimes& g_rows,
+              const StepTimes& b_rows, std::vector<DiffItem>& out) {
+  if (g_rows.rows.empty() || b_rows.rows.empty()) return;
   // Steps both runs reached: the shorter run's last step bounds both.
-  const std::set<int64_t> g_steps = LoggedSteps(g_rows), b_steps = LoggedSteps(b_rows);
-  int64_t last = std::min(*g_steps.rbegin(), *b_steps.rbegin());
-  if (last < std::max(*g_steps.begin(), *b_steps.begin())) {
-    last = std::max(*g_steps.rbegin(), *b_steps.rbegin());  // no overlap (a resumed run): all
+  const std::vector<int64_t> g_steps = LoggedSteps(g_rows), b_steps = LoggedSteps(b_rows);
+  int64_t last = std::min(g_steps.back(), b_steps.back());
+  if (last < std::max(g_steps.front(), b_steps.front())) {
+    last = std::max(g_steps.back(), b_steps.back());  // no overlap (a resumed run): all
   }
-  const SteadySteps gs = Steady(g_rows, last), bs = Steady(b_rows, last);
+  const SteadySteps gs = Steady(g_rows, g_steps, last), bs = Steady(b_rows, b_steps, last);
   if (gs.slowest.size() < kMinSteadySteps || bs.slowest.size() < kMinSteadySteps) return;
   const double g_med = *Median(gs.Values()), b_med = *Median(bs.Values());
   const double g_p90 = *Quantile(gs.Values(), 0.9), b_p90 = *Quantile(bs.Values(), 0.9);
@@ -353,9 +392,11 @@ std::optional<double> SteadyMedian(const MetricByStep& m, int64_t last_step,
   return pooled.FiniteMedian();
 }
 
-void Throughput(const DiffSide& good, const DiffSide& bad, std::vector<DiffItem>& out) {
+void Throughput(const DiffSide& good, const DiffSide& bad, const SideMetrics& gm,
+                const SideMetrics& bm, std::vector<DiffItem>& out) {
   for (const char* name : kThroughputMetrics) {
-    const MetricByStep g = LoadMetric(good, name), b = LoadMetric(bad, name);
+    const MetricByStep& g = gm.Metric(name);
+    const MetricByStep& b = bm.Metric(name);
     if (g.empty() || b.empty()) continue;
     const int64_t last = std::min(g.rbegin()->first, b.rbegin()->first);
     std::optional<LoggedValue> g_at, b_at;
@@ -406,23 +447,34 @@ bool AnyNonFinite(const DiffSide& side, const char* name) {
 }  // namespace
 
 std::vector<DiffItem> DiffMetrics(const DiffSide& good, const DiffSide& bad) {
-  std::vector<DiffItem> out;
-  std::map<std::string, std::pair<MetricByStep, MetricByStep>> loaded;
+  // A metric compared only for non-finite values (not for divergence) is
+  // decoded only when bad has some: ingest counted them per chunk, and
+  // grad_norm holds as many points as the loss.
+  std::vector<std::string> names;
   for (const char* name : kNonFiniteMetrics) {
-    // A metric compared only for non-finite values (not for divergence) is
-    // decoded only when bad has some: ingest counted them per chunk, and
-    // grad_norm holds as many points as the loss.
     const bool curve = std::find(std::begin(kDivergenceMetrics), std::end(kDivergenceMetrics),
                                  std::string_view(name)) != std::end(kDivergenceMetrics);
-    if (!curve && !AnyNonFinite(bad, name)) continue;
-    loaded[name] = {LoadMetric(good, name), LoadMetric(bad, name)};
-    NonFinite(good, bad, name, loaded[name].first, loaded[name].second, out);
+    if (curve || AnyNonFinite(bad, name)) names.push_back(name);
+  }
+  for (const char* name : kThroughputMetrics) names.push_back(name);
+  // The sides are independent indexes: good is read on a second thread
+  // while bad is read here (a million points a side is most of the diff).
+  auto good_future = std::async(std::launch::async, [&] { return LoadSideMetrics(good, names); });
+  SideMetrics bm = LoadSideMetrics(bad, names);
+  const SideMetrics gm = good_future.get();
+
+  std::vector<DiffItem> out;
+  for (const std::string& name : names) {
+    if (std::find(std::begin(kNonFiniteMetrics), std::end(kNonFiniteMetrics), name) ==
+        std::end(kNonFiniteMetrics))
+      continue;
+    NonFinite(good, bad, name, gm.Metric(name), bm.Metric(name), out);
   }
   for (const char* name : kDivergenceMetrics) {
-    Divergence(good, bad, name, loaded[name].first, loaded[name].second, out);
+    Divergence(good, bad, name, gm.Metric(name), bm.Metric(name), out);
   }
-  StepTime(good, bad, out);
-  Throughput(good, bad, out);
+  StepTime(good, bad, gm.steps, bm.steps, out);
+  Throughput(good, bad, gm, bm, out);
   RankItems(out);
   return out;
 }

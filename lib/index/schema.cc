@@ -429,10 +429,14 @@ const std::vector<TableSpec>& IndexTables() {
            {"name", "TEXT", "NOT NULL",
             "metric name: loss, eval_loss, grad_norm, loss_scale, loss_scale.attempted, "
             "loss_scale.reduced_to, loss_scale.at_minimum, overflow_skip, skipped_iterations, "
-            "nan_iterations, rerun_check"},
+            "nan_iterations, rerun_check; and step_time, the seconds of one training step "
+            "(read by lib/parse/dist/step_time.cc; one series per host, rank and form; the "
+            "`step_times` view lists them)"},
            {"form", "TEXT", "NOT NULL",
             "log form the points were read from, e.g. hf_dict, key_value, megatron_iteration, "
-            "deepspeed_overflow"},
+            "deepspeed_overflow; for step_time the form of the step line: the key (step_time, "
+            "took, rate, elapsed time per iteration...) or \"tqdm total=M\" (an evaluation "
+            "bar is told from the training bar by its total)"},
            {"host", "TEXT", "",
             "host named by the lines' wrappers; NULL when none (then files.host applies)"},
            {"rank", "INTEGER", "",
@@ -478,15 +482,15 @@ const std::vector<TableSpec>& IndexTables() {
            {"kind", "TEXT", "NOT NULL",
             "watchdog_timeout, work_progress, nccl_failed, watchdog_stuck, store_timeout, "
             "collective_error, cuda_error, launcher_failure, crash, jax_coordination, "
-            "program_progress, step_time, rank_host, build_error, nccl_warn, rendezvous_error, "
+            "program_progress, rank_host, build_error, nccl_warn, rendezvous_error, "
             "gpu_test "
             "(lib/parse/dist/dist_kinds.h)"},
            {"pg", "TEXT", "", "process group as the message names it: \"0\", \"1(default_pg)\""},
            {"pg_rank", "INTEGER", "",
             "rank inside the process group as the message prints it (`[PG ... Rank k]`)"},
            {"seq", "INTEGER", "",
-            "sequence number: the collective's SeqNum / work id, the step of a step time, the "
-            "launch id of program progress"},
+            "sequence number: the collective's SeqNum / work id, the launch id of program "
+            "progress"},
            {"op", "TEXT", "", "collective type (ALLREDUCE, BROADCAST...) or launcher name"},
            {"numel_in", "INTEGER", "", "NumelIn of the collective"},
            {"numel_out", "INTEGER", "", "NumelOut of the collective"},
@@ -494,8 +498,7 @@ const std::vector<TableSpec>& IndexTables() {
            {"elapsed_ms", "INTEGER", "", "how long it ran before timing out, in ms"},
            {"last_enqueued", "INTEGER", "", "last enqueued work of the group"},
            {"last_completed", "INTEGER", "", "last completed work of the group"},
-           {"value", "REAL", "",
-            "per kind: exit code (launcher_failure), seconds (step_time), signal number..."},
+           {"value", "REAL", "", "per kind: exit code (launcher_failure), signal number..."},
            {"detail", "TEXT", "",
             "text that fits no column: the error, the signal name, the peer task"},
        },
@@ -694,6 +697,21 @@ const std::vector<ViewSpec>& IndexViews() {
          "JOIN files AS f ON f.id = c.file_id, json_each(c.points) AS p "
          "WINDOW w AS (PARTITION BY c.file_id, c.name, c.form, c.first_line ORDER BY p.key "
          "ROWS UNBOUNDED PRECEDING)"},
+        {"step_times",
+         "One row per training step time: the `metrics` rows named step_time (stored as "
+         "metric_chunks series, not one dist_events row per step, so that a run whose every "
+         "rank logs every step costs a few bytes per step).",
+         {
+             {"file_id", "INTEGER", "", "files.id of the log"},
+             {"line_no", "INTEGER", "", "line the step time was read from"},
+             {"host", "TEXT", "", "host of the line, else of its file; NULL when unknown"},
+             {"rank", "INTEGER", "", "rank the line names, else its file's; NULL when unknown"},
+             {"step", "INTEGER", "", "the step the line names; NULL when none"},
+             {"seconds", "REAL", "", "the step's time in seconds (six significant digits)"},
+             {"form", "TEXT", "", "the form of the step line (see metric_chunks.form)"},
+         },
+         "SELECT file_id, line_no, host, rank, step, value, form FROM metrics "
+         "WHERE name = 'step_time'"},
         {"lines_with_path",
          "`lines` joined to `files` and `bundles`, for citing a line by bundle and path.",
          with_path,

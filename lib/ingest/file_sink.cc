@@ -7,6 +7,8 @@
 #include "ingest/flight_sink.h"
 #include "parse/config/config_parser.h"
 #include "parse/dist/dist_extractor.h"
+#include "parse/dist/dist_kinds.h"
+#include "parse/dist/step_series.h"
 #include "parse/hlo/hlo_scanner.h"
 #include "parse/line/ansi.h"
 #include "parse/line/line_prefix.h"
@@ -63,8 +65,23 @@ class LineSink : public FileSink {
                                   writer_.AddIngestIssue({ctx_.bundle_id, ctx_.path, 0, kind,
                                                           ctx_.path + ": " + message});
                                 }});
+      // Step times are stored as metric series (step_series.h), the other
+      // events one row each.
+      steps_ = std::make_unique<dist::StepSeriesWriter>(
+          ctx.file_id, [this](const MetricChunkRow& r) { writer_.AddMetricChunk(r); },
+          [this](const std::string& kind, const std::string& message) {
+            writer_.AddIngestIssue(
+                {ctx_.bundle_id, ctx_.path, 0, kind, ctx_.path + ": " + message});
+          });
       dist_.emplace(
-          ctx.file_id, [this](const DistEventRow& r) { writer_.AddDistEvent(r); },
+          ctx.file_id,
+          [this](const DistEventRow& r) {
+            if (r.kind == dist::kStepTime) {
+              steps_->Add(r);
+            } else {
+              writer_.AddDistEvent(r);
+            }
+          },
           [this](const NcclRankRow& r) { AddNcclRank(r); });
     }
     record_.file_id = ctx.file_id;
@@ -87,6 +104,7 @@ class LineSink : public FileSink {
     writer_.EndFileLines(ctx_.file_id);
     if (numeric_) numeric_->Finish();
     if (dist_) dist_->Finish();
+    if (steps_) steps_->Finish();
     if (versions_) versions_->Finish();
     if (hlo_ && hlo_->is_module()) {
       HloModuleRow row = hlo_->Finish();
@@ -206,6 +224,7 @@ class LineSink : public FileSink {
   std::optional<std::string> config_text_;
   std::optional<numeric::NumericExtractor> numeric_;
   std::optional<dist::DistExtractor> dist_;
+  std::unique_ptr<dist::StepSeriesWriter> steps_;
   std::unique_ptr<version::VersionExtractor> versions_;
   bool config_too_large_ = false;
   std::set<std::string> nccl_versioned_;  // host:pid whose NCCL version is a versions row

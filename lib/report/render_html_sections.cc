@@ -198,7 +198,7 @@ std::string StepTimesSection(const Report& report) {
   }
   out += ChartFigure(html::BoxPlot("step-times", "Step time per host", "seconds", rows), caption);
   out += html::MoreLine(More(report.context.step_time_host_count, st.size()), "hosts",
-                        QueryCommand(report, "SELECT * FROM dist_events WHERE kind='step_time'"));
+                        QueryCommand(report, "SELECT * FROM step_times"));
   return out + html::SectionEnd();
 }
 

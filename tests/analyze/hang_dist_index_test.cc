@@ -15,6 +15,7 @@
 #include "analyze/runner.h"
 #include "index/index_reader.h"
 #include "index/index_writer.h"
+#include "parse/dist/step_series.h"
 #include "test_util.h"
 
 namespace casefile {
@@ -392,6 +393,9 @@ TEST(HangDistIndex, ThousandRanks) {
       std::vector<std::string> lines(kPerNode * (kSteps + 3), "line");
       const int64_t fid = b.File(host + "/train.log", "log", host, std::nullopt, lines);
       int64_t line = 1;
+      // Step times go in as ingest stores them: series (step_series.h).
+      dist::StepSeriesWriter steps(
+          fid, [&](const MetricChunkRow& c) { b.writer().AddMetricChunk(c); }, nullptr);
       for (int k = 0; k < kPerNode; ++k) {
         const int r = node * kPerNode + k;
         DistEventRow comm;
@@ -410,7 +414,7 @@ TEST(HangDistIndex, ThousandRanks) {
           st.kind = "step_time";
           st.seq = s;
           st.value = 1.0 + 0.001 * ((r + s) % 5);
-          b.writer().AddDistEvent(st);
+          steps.Add(st);
         }
         DistEventRow p;
         p.file_id = fid;
@@ -436,6 +440,7 @@ TEST(HangDistIndex, ThousandRanks) {
         t.timeout_ms = 1800000;
         b.writer().AddDistEvent(t);
       }
+      steps.Finish();
     }
     b.writer().Commit();
   }

@@ -1,10 +1,11 @@
 // A hand-built index for one side of a diff, for the metrics, hlo and traces
 // section tests: bundles, files and lines written with the IndexWriter, and
-// rows of metric_chunks, dist_events, hlo_modules and the trace tables as
-// ingest writes them (docs/SCHEMA.md), so the tests rest on the table
-// contract only. Every log line is synthetic, written from the format facts.
+// rows of metric_chunks (step times through ingest's StepSeriesWriter), hlo_modules and the trace
+// tables as ingest writes them (docs/SCHEMA.md), so the tests rest on the table contract only.
+// Every log line is synthetic, written from the format facts.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "diff/diff_types.h"
 #include "index/index_reader.h"
 #include "index/index_writer.h"
+#include "parse/dist/step_series.h"
 #include "test_util.h"
 
 namespace casefile::test {
@@ -100,11 +102,20 @@ class SideIndex {
     e.value = seconds;
     e.host = std::move(host);
     e.detail = detail;
-    writer_->AddDistEvent(e);
+    // Stored as ingest stores them: series of the file (step_series.h),
+    // written at Open. Lines of one file must come in order.
+    auto& steps = steps_[file_id];
+    if (!steps) {
+      steps = std::make_unique<dist::StepSeriesWriter>(
+          file_id, [this](const MetricChunkRow& r) { writer_->AddMetricChunk(r); }, nullptr);
+    }
+    steps->Add(e);
   }
 
   // Commits and opens the index; the side reads it.
   const diff::DiffSide& Open(const char* side_name) {
+    for (auto& [file_id, steps] : steps_) steps->Finish();
+    steps_.clear();
     writer_->Commit();
     writer_.reset();
     reader_ = IndexReader::Open(db_);
@@ -115,6 +126,7 @@ class SideIndex {
  private:
   std::string db_;
   std::unique_ptr<IndexWriter> writer_;
+  std::map<int64_t, std::unique_ptr<dist::StepSeriesWriter>> steps_;
   int64_t bundle_ = 0;
   std::unique_ptr<IndexReader> reader_;
   diff::DiffSide side_;

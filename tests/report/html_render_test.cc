@@ -492,7 +492,7 @@ TEST(RenderHtml, StaysUnderBudgetWithEveryListAtItsCap) {
   EXPECT_NE(page.find("284 more loss curves"), std::string::npos);
   EXPECT_EQ(page.find("more loss-scale curves"), std::string::npos);
   EXPECT_NE(page.find("1936 more hosts: <code>casefile query /data/run.tar.zst &quot;SELECT * "
-                      "FROM dist_events WHERE kind&#61;&#39;step_time&#39;&quot;</code>"),
+                      "FROM step_times&quot;</code>"),
             std::string::npos);
   EXPECT_NE(page.find("488 more endpoints"), std::string::npos);
   EXPECT_NE(page.find("380 more links"), std::string::npos);

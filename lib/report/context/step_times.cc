@@ -1,8 +1,11 @@
-// Step-time distributions per host (dist_events kind step_time), with the
+// Step-time distributions per host (step times: analyze/step_times.h), with the
 // stragglers marked: a host whose median step is 1.2 times the median of the
 // host medians, or that a finding names.
+#include "analyze/step_times.h"
+
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "report/context/context_parts.h"
 
@@ -10,6 +13,9 @@ namespace casefile::context {
 namespace {
 
 constexpr double kStragglerRatio = 1.2;
+// Step times read at most (analyze/step_times.h): bounds the memory of a
+// pathological index (the hang analyzer reads as many).
+constexpr size_t kMaxStepTimes = 4'000'000;
 
 // Nearest-rank quantile of sorted values.
 double Quantile(const std::vector<double>& sorted, double q) {
@@ -23,16 +29,35 @@ double Quantile(const std::vector<double>& sorted, double q) {
 std::vector<StepTimeStats> LoadStepTimes(const IndexFacts& facts,
                                          const std::vector<Finding>& findings,
                                          int64_t* host_count) {
-  // Counts first, so that the values of one host arrive sorted from SQLite
-  // and only one host's values are held at a time.
+  // Values per host (the line's, else its file's, bundle's or bundle
+  // name), each host's then sorted for its quantiles.
+  std::map<std::string, std::vector<double>> by_host;
+  std::vector<double>* values = nullptr;
+  uint32_t last_series = UINT32_MAX;
+  size_t count = 0;
+  ForEachStoredStepTime(*facts.index, nullptr,
+                        [&](uint32_t s, const StoredStepSeries& series, int64_t,
+                            std::optional<int64_t>, double seconds) {
+                          if (!(seconds >= 0)) return true;
+                          if (count++ >= kMaxStepTimes) return false;
+                          if (s != last_series) {
+                            last_series = s;
+                            std::string host;
+                            if (series.host) {
+                              host = *series.host;
+                            } else if (const FileRow* f = facts.File(series.file_id)) {
+                              host = facts.HostOf(*f);
+                            }
+                            values = &by_host[host];
+                          }
+                          values->push_back(seconds);
+                          return true;
+                        });
   std::vector<StepTimeStats> hosts;
-  std::vector<double> values;
-  std::string current;
-  bool any = false;
-  auto flush = [&]() {
-    if (!any || values.empty()) return;
+  for (auto& [host, values] : by_host) {
+    std::sort(values.begin(), values.end());
     StepTimeStats s;
-    s.host = current;
+    s.host = host;
     s.count = static_cast<int64_t>(values.size());
     s.min_s = values.front();
     s.max_s = values.back();
@@ -40,23 +65,7 @@ std::vector<StepTimeStats> LoadStepTimes(const IndexFacts& facts,
     s.p50_s = Quantile(values, 0.50);
     s.p90_s = Quantile(values, 0.90);
     hosts.push_back(std::move(s));
-    values.clear();
-  };
-  facts.index->Query(
-      "SELECT coalesce(e.host, f.host, b.host, b.name) AS h, e.value FROM dist_events AS e "
-      "JOIN files AS f ON f.id = e.file_id JOIN bundles AS b ON b.id = f.bundle_id "
-      "WHERE e.kind = 'step_time' AND e.value IS NOT NULL AND e.value >= 0 ORDER BY h, e.value",
-      [&](const QueryRow& row) {
-        const std::string host = CellText(row, 0);
-        if (!any || host != current) {
-          flush();
-          current = host;
-          any = true;
-        }
-        values.push_back(CellReal(row, 1));
-        return true;
-      });
-  flush();
+  }
   *host_count = static_cast<int64_t>(hosts.size());
   if (hosts.empty()) return hosts;
 

@@ -128,7 +128,8 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
       });
 
   index.Query(
-      "SELECT file_id, max(line_no) FROM dist_events WHERE kind = 'step_time' GROUP BY file_id",
+      "SELECT file_id, max(last_line) FROM metric_chunks WHERE name = 'step_time' "
+      "GROUP BY file_id",
       [&](const QueryRow& r) {
         facts.last_step_line[IntOf(r.values[0]).value_or(0)] = IntOf(r.values[1]).value_or(0);
         return true;

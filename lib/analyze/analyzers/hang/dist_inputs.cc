@@ -9,6 +9,7 @@
 
 #include "analyze/query_values.h"
 #include "analyze/rank_map.h"
+#include "analyze/step_times.h"
 
 namespace casefile::hang {
 namespace {
@@ -59,6 +60,49 @@ void DistInputs::SortFiles() {
             [](const FileInfo& a, const FileInfo& b) { return a.id < b.id; });
 }
 
+namespace {
+
+// Step times (analyze/step_times.h) grouped by (host, rank), -1 for no rank,
+// the file only when neither is known; host and rank fall back to the
+// file's. A stored series is one file's, and they come in file order with
+// their points in line order: so are the points of each group.
+void LoadStepSeries(const IndexReader& index, DistInputs& in) {
+  std::map<std::tuple<std::string, int64_t, int64_t>, size_t> series_of;
+  size_t points = 0;
+  uint32_t last_series = UINT32_MAX;
+  size_t target = 0;
+  ForEachStoredStepTime(
+      index, nullptr,
+      [&](uint32_t s, const StoredStepSeries& stored, int64_t line_no, std::optional<int64_t> step,
+          double seconds) {
+        if (!(seconds > 0)) return true;
+        if (points++ >= kMaxStepPoints) return false;
+        if (s != last_series) {
+          last_series = s;
+          const FileInfo* file = in.File(stored.file_id);
+          const std::string host = stored.host ? *stored.host : (file ? file->host : "");
+          std::optional<int64_t> rank = stored.rank;
+          if (!rank && file) rank = file->rank;
+          const int64_t key_file = host.empty() && !rank ? stored.file_id : 0;
+          auto [it, added] =
+              series_of.try_emplace(std::make_tuple(host, rank.value_or(-1), key_file), 0);
+          if (added) {
+            it->second = in.steps.size();
+            StepSeries g;
+            g.host = host;
+            g.rank = rank;
+            g.file_id = key_file;
+            in.steps.push_back(std::move(g));
+          }
+          target = it->second;
+        }
+        in.steps[target].points.push_back({step, seconds, stored.file_id, line_no});
+        return true;
+      });
+}
+
+}  // namespace
+
 DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& files) {
   DistInputs in;
   for (const FileRow& f : files) {
@@ -88,13 +132,12 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
                 return true;
               });
 
-  std::map<std::tuple<std::string, int64_t, int64_t>, size_t> series_of;
-  size_t step_points = 0;
   std::map<DistKind, size_t> per_kind;
   index.Query(
       "SELECT file_id, line_no, ts_us, host, rank, kind, pg, pg_rank, seq, op, numel_in, "
       "numel_out, timeout_ms, elapsed_ms, last_enqueued, last_completed, value, detail, "
-      "local_rank FROM dist_events ORDER BY kind, file_id, line_no",
+      "local_rank FROM dist_events WHERE kind NOT IN ('rank_host', 'watchdog_stuck', "
+      "'store_timeout') ORDER BY kind, file_id, line_no",
       [&](const QueryRow& r) {
         const auto& v = r.values;
         const DistKind kind = DistKindOf(v[5].value_or(""));
@@ -108,26 +151,6 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
         if (!rank) rank = DefaultGroupRank(v[6], IntOf(v[7]));
         if (!rank && file) rank = file->rank;
         const int64_t line_no = IntOf(v[1]).value_or(0);
-        if (kind == DistKind::kStepTime) {
-          const std::optional<double> seconds = RealOf(v[16]);
-          if (!seconds || *seconds <= 0 || step_points >= kMaxStepPoints) return true;
-          ++step_points;
-          // Series key: (host, rank), with -1 for no rank; the file only
-          // when neither is known.
-          const int64_t key_file = host.empty() && !rank ? file_id : 0;
-          auto [it, added] =
-              series_of.try_emplace(std::make_tuple(host, rank.value_or(-1), key_file), 0);
-          if (added) {
-            it->second = in.steps.size();
-            StepSeries s;
-            s.host = host;
-            s.rank = rank;
-            s.file_id = key_file;
-            in.steps.push_back(std::move(s));
-          }
-          in.steps[it->second].points.push_back({IntOf(v[8]), *seconds, file_id, line_no});
-          return true;
-        }
         if (kind == DistKind::kProgramProgress) {
           const std::optional<int64_t> launch = IntOf(v[8]);
           if (!launch || host.empty() || in.progress.size() >= kMaxEventsPerKind) return true;
@@ -158,13 +181,7 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
         in.events.push_back(std::move(e));
         return true;
       });
-  // Points of one series may come from several files: keep them in file
-  // and line order (the query gave that order within each file already).
-  for (StepSeries& s : in.steps) {
-    std::stable_sort(s.points.begin(), s.points.end(), [](const StepPoint& a, const StepPoint& b) {
-      return std::tie(a.file_id, a.line_no) < std::tie(b.file_id, b.line_no);
-    });
-  }
+  LoadStepSeries(index, in);
 
   index.Query(
       "SELECT file_id, line_no, rank, pg_id, record_id, collective_seq_id, op, state, "

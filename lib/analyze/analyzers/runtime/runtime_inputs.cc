@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analyze/query_values.h"
+#include "analyze/step_times.h"
 
 namespace casefile::runtime {
 namespace {
@@ -42,18 +43,13 @@ void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files
   index.Query(
       "SELECT file_id, line_no, ts_us, host, rank, kind, op, value, detail, seq, local_rank "
       "FROM dist_events "
-      "WHERE kind IN ('crash', 'cuda_error', 'collective_error', 'launcher_failure', "
-      "'step_time') ORDER BY file_id, line_no",
+      "WHERE kind IN ('crash', 'cuda_error', 'collective_error', 'launcher_failure') "
+      "ORDER BY file_id, line_no",
       [&](const QueryRow& r) {
         const auto& v = r.values;
         const int64_t file_id = IntOf(v[0]).value_or(0);
         const int64_t line_no = IntOf(v[1]).value_or(0);
         const std::string_view kind = v[5] ? std::string_view(*v[5]) : std::string_view();
-        if (kind == "step_time") {
-          if (facts.steps.size() < kMaxStepRows)
-            facts.steps.push_back({file_id, line_no, IntOf(v[9])});
-          return true;
-        }
         const std::optional<RowKind> k = KindOf(kind);
         if (!k || facts.rows.size() >= kMaxFailureRows) return true;
         FailureRow row;
@@ -72,6 +68,16 @@ void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files
         facts.rows.push_back(std::move(row));
         return true;
       });
+
+  // Step times matter only after a failure (IsRecovered): only the files
+  // with a failure row are read.
+  std::vector<int64_t> failed_files;
+  for (const FailureRow& r : facts.rows) {
+    if (failed_files.empty() || failed_files.back() != r.file_id) failed_files.push_back(r.file_id);
+  }
+  const StoredStepTimes steps = LoadStoredStepTimes(index, kMaxStepRows, &failed_files);
+  facts.steps.reserve(steps.rows.size());
+  for (const StoredStepTime& s : steps.rows) facts.steps.push_back({s.file_id, s.line_no, s.step});
 }
 
 }  // namespace casefile::runtime

@@ -44,7 +44,7 @@ struct FailureRow {
   int64_t Time() const { return ts_us != kNoTimestamp ? ts_us : est_ts_us; }
 };
 
-// A step_time row: where training went on.
+// A step time: where training went on.
 struct StepRow {
   int64_t file_id = 0;
   int64_t line_no = 0;
@@ -129,7 +129,8 @@ inline constexpr size_t kMaxFailureRows = 500'000;
 inline constexpr size_t kMaxStepRows = 2'000'000;
 
 // One query over dist_events (kinds crash, cuda_error, collective_error,
-// launcher_failure, step_time) into facts.rows and facts.steps.
+// launcher_failure) into facts.rows, and the step times of the files that
+// have one (analyze/step_times.h) into facts.steps.
 void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files,
                      RuntimeFacts& facts);
 
