@@ -14,9 +14,9 @@ AnalysisContext::AnalysisContext(const IndexReader& index, const AnalysisContext
     : index_(index), shared_(other.shared_), files_(other.files_), bundles_(other.bundles_) {}
 
 const RankHostMap& AnalysisContext::rank_hosts() const {
-  if (!shared_->rank_hosts) {
+  std::call_once(shared_->rank_hosts_once, [this] {
     shared_->rank_hosts = std::make_unique<RankHostMap>(RankHostMap::Load(index_, files_));
-  }
+  });
   return *shared_->rank_hosts;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,12 +40,15 @@ class AnalysisContext {
   void Emit(Finding f);
   std::vector<Finding> TakeFindings();
   // Host of each global rank (rank_map.h), built from the index on the first
-  // call and then shared by every context of this analysis. Not thread-safe,
-  // like the index reader it reads.
+  // call and then shared by every context of this analysis; safe to call from
+  // the contexts of several threads at once.
   const RankHostMap& rank_hosts() const;
 
  private:
   struct Shared {
+    // Built once, by whichever analyzer asks first (analyzers may run on
+    // several threads, each context over its own reader of one index).
+    std::once_flag rank_hosts_once;
     std::unique_ptr<RankHostMap> rank_hosts;
   };
   const IndexReader& index_;
@@ -64,6 +68,12 @@ class Analyzer {
   // Emits findings through ctx. May throw: the runner records the failure
   // and goes on with the other analyzers.
   virtual void Run(AnalysisContext& ctx) const = 0;
+  // True when NotApplicable and Run read only through their context and
+  // share no mutable state with other analyzers: the runner may then run
+  // this analyzer on a worker thread, beside others, over its own reader of
+  // the index (runner.h). The built-in analyzers are; an external one is
+  // run on the calling thread, as the C API promises.
+  virtual bool RunsOnAnyThread() const { return false; }
 };
 
 }  // namespace casefile

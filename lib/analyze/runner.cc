@@ -1,7 +1,9 @@
 #include "analyze/runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "analyze/registry.h"
@@ -56,45 +58,102 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
 
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
                             const AnalyzerList& all) {
+  return RunAnalyzers(index, names, all, ReaderFactory(), 1);
+}
+
+namespace {
+
+// What one analyzer gave: its status and its findings.
+struct Outcome {
+  AnalyzerStatus status;
+  std::vector<Finding> findings;
+};
+
+Outcome RunOne(const Analyzer& analyzer, const IndexReader& index, const AnalysisContext& shared) {
+  const AnalyzerInfo& info = analyzer.info();
+  Outcome out;
+  out.status = {info.name, info.version, "ran", "", 0};
+  // A failing analyzer is recorded and the others still run; its partial
+  // findings are discarded so a report never mixes half an analysis in.
+  try {
+    AnalysisContext own(index, shared);
+    if (auto why = analyzer.NotApplicable(own)) {
+      out.status.status = "not_applicable";
+      out.status.reason = *why;
+      return out;
+    }
+    analyzer.Run(own);
+    auto found = own.TakeFindings();
+    for (auto& f : found) {
+      if (f.analyzer.empty()) f.analyzer = info.name;
+      if (f.evidence.empty()) {
+        throw Error(ErrorCode::kInternal,
+                    "analyzer '" + info.name + "' emitted " + f.code + " without evidence");
+      }
+    }
+    out.status.findings = static_cast<int64_t>(found.size());
+    out.findings = std::move(found);
+  } catch (const std::exception& e) {
+    out.status.status = "failed";
+    out.status.reason = e.what();
+    out.findings.clear();
+  }
+  return out;
+}
+
+}  // namespace
+
+AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
+                            const AnalyzerList& all, const ReaderFactory& more_readers,
+                            unsigned threads) {
   std::set<std::string> wanted(names.begin(), names.end());
   for (const auto& n : wanted) {
     const bool known =
         std::any_of(all.begin(), all.end(), [&](const auto& a) { return a->info().name == n; });
     if (!known) throw Error(ErrorCode::kUnknownAnalyzer, "unknown analyzer '" + n + "'");
   }
-
-  AnalysisContext ctx(index);
-  AnalysisResult result;
+  std::vector<const Analyzer*> chosen;
   for (const auto& analyzer : all) {
-    const AnalyzerInfo& info = analyzer->info();
-    if (!wanted.empty() && !wanted.count(info.name)) continue;
-    AnalyzerStatus status{info.name, info.version, "ran", "", 0};
-    // A failing analyzer is recorded and the others still run; its partial
-    // findings are discarded so a report never mixes half an analysis in.
+    if (wanted.empty() || wanted.count(analyzer->info().name)) chosen.push_back(analyzer.get());
+  }
+
+  AnalysisContext shared(index);
+  std::vector<Outcome> outcomes(chosen.size());
+  // The analyzers that may run anywhere, taken in order by whichever thread
+  // is free; each thread reads through its own reader.
+  std::vector<size_t> anywhere;
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    if (chosen[i]->RunsOnAnyThread()) anywhere.push_back(i);
+  }
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::unique_ptr<IndexReader>> readers;
+  while (more_readers && readers.size() + 1 < std::min<size_t>(threads, anywhere.size())) {
     try {
-      if (auto why = analyzer->NotApplicable(ctx)) {
-        status.status = "not_applicable";
-        status.reason = *why;
-        result.analyzers.push_back(status);
-        continue;
-      }
-      AnalysisContext own(index, ctx);
-      analyzer->Run(own);
-      auto found = own.TakeFindings();
-      for (auto& f : found) {
-        if (f.analyzer.empty()) f.analyzer = info.name;
-        if (f.evidence.empty()) {
-          throw Error(ErrorCode::kInternal,
-                      "analyzer '" + info.name + "' emitted " + f.code + " without evidence");
-        }
-      }
-      status.findings = static_cast<int64_t>(found.size());
-      for (auto& f : found) result.findings.push_back(std::move(f));
-    } catch (const std::exception& e) {
-      status.status = "failed";
-      status.reason = e.what();
+      std::unique_ptr<IndexReader> r = more_readers();
+      if (!r) break;
+      readers.push_back(std::move(r));
+    } catch (const std::exception&) {
+      break;  // fewer threads
     }
-    result.analyzers.push_back(status);
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&](const IndexReader& reader) {
+    for (size_t k = next++; k < anywhere.size(); k = next++) {
+      outcomes[anywhere[k]] = RunOne(*chosen[anywhere[k]], reader, shared);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (const auto& r : readers) workers.emplace_back(work, std::cref(*r));
+  work(index);
+  for (std::thread& t : workers) t.join();
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    if (!chosen[i]->RunsOnAnyThread()) outcomes[i] = RunOne(*chosen[i], index, shared);
+  }
+
+  AnalysisResult result;
+  for (Outcome& o : outcomes) {
+    result.analyzers.push_back(std::move(o.status));
+    for (Finding& f : o.findings) result.findings.push_back(std::move(f));
   }
   LowerExplainedFallbacks(result.findings);
   std::sort(result.findings.begin(), result.findings.end(), FindingBefore);

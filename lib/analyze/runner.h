@@ -2,6 +2,7 @@
 // status is "failed" with the error, and the rest still run.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,21 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
 // which analyzers ran, e.g. the provenance of stored findings).
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
                             const AnalyzerList& analyzers);
+
+// Opens another reader of the index being analysed (for a worker thread).
+using ReaderFactory = std::function<std::unique_ptr<IndexReader>()>;
+
+// The same, with the analyzers that run on any thread
+// (Analyzer::RunsOnAnyThread: the built-in ones) spread over up to `threads`
+// threads (0: one per core), the calling thread and workers that each read
+// through a reader from `more_readers`; the others then run on the calling
+// thread. Each analyzer scans the lines on its own, so on two cores the
+// analysis takes about the time of the longest half. The result is the
+// same as the sequential run's, whatever the thread count. A reader that
+// cannot be opened means fewer threads, not a failure.
+AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
+                            const AnalyzerList& analyzers, const ReaderFactory& more_readers,
+                            unsigned threads = 0);
 
 // The same over a given list of analyzers (tests, embedders' own lists).
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,

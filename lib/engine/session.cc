@@ -163,7 +163,10 @@ Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool sto
   // One snapshot of the registry for the run and for the provenance it
   // records, so that a registration in between cannot mislabel the set.
   const AnalyzerList analyzers = AllAnalyzers();
-  AnalysisResult analysis = RunAnalyzers(*reader_, analyzer_names, analyzers);
+  // The built-in analyzers run on the machine's cores, each worker over its
+  // own reader of the finished index.
+  AnalysisResult analysis = RunAnalyzers(*reader_, analyzer_names, analyzers,
+                                         [this] { return IndexReader::Open(index_path_); });
   Report report = BuildReport(*reader_, std::move(analysis));
   if (store_findings) {
     std::vector<StoredFinding> stored;

@@ -5,6 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
 #include "common/error.h"
 #include "index/index_writer.h"
 #include "test_util.h"
@@ -123,6 +129,111 @@ TEST(Runner, SelectsByNameAndRejectsUnknown) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kUnknownAnalyzer);
     EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos);
+  }
+}
+
+// Records where it ran: the thread and the reader its context read.
+class WhereAnalyzer : public Analyzer {
+ public:
+  struct Log {
+    std::mutex m;
+    std::map<std::string, std::pair<std::thread::id, const IndexReader*>> where;
+  };
+  WhereAnalyzer(std::string name, bool anywhere, Log& log) : anywhere_(anywhere), log_(log) {
+    info_.name = std::move(name);
+    info_.version = "1";
+    info_.needed_kinds = {"log"};
+  }
+  const AnalyzerInfo& info() const override { return info_; }
+  bool RunsOnAnyThread() const override { return anywhere_; }
+  void Run(AnalysisContext& ctx) const override {
+    // Every analyzer asks for the shared rank map: it is built once.
+    EXPECT_EQ(ctx.rank_hosts().world_size(), 0);
+    // Long enough that the workers overlap.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Finding f;
+    f.code = info_.name + ".code";
+    f.severity = Severity::kWarning;
+    f.summary = "from " + info_.name;
+    ctx.index().ScanLines(ctx.files().front().id, [&](const LineRecord& l) {
+      f.evidence.push_back(ctx.MakeEvidence(l.file_id, l.line_no, l.text));
+      return false;
+    });
+    ctx.Emit(f);
+    std::lock_guard<std::mutex> lock(log_.m);
+    log_.where[info_.name] = {std::this_thread::get_id(), &ctx.index()};
+  }
+
+ private:
+  AnalyzerInfo info_;
+  bool anywhere_;
+  Log& log_;
+};
+
+AnalyzerList WhereList(WhereAnalyzer::Log& log) {
+  AnalyzerList list;
+  for (const char* name : {"p1", "p2", "s1", "p3", "p4"}) {
+    list.push_back(std::make_shared<WhereAnalyzer>(name, name[0] == 'p', log));
+  }
+  return list;
+}
+
+TEST(Runner, AnalyzersSpreadOverThreadsGiveTheSequentialResult) {
+  test::TempDir tmp;
+  auto index = OneLogIndex(tmp);
+  WhereAnalyzer::Log seq_log, par_log;
+  const AnalysisResult seq = RunAnalyzers(*index, {}, WhereList(seq_log));
+  int opened = 0;
+  const AnalysisResult par = RunAnalyzers(
+      *index, {}, WhereList(par_log),
+      [&] {
+        ++opened;
+        return IndexReader::Open(tmp.Join("i.db"));
+      },
+      3);
+  EXPECT_EQ(opened, 2);  // the calling thread reads through `index`
+  ASSERT_EQ(par.analyzers.size(), seq.analyzers.size());
+  for (size_t i = 0; i < seq.analyzers.size(); ++i) {
+    EXPECT_EQ(par.analyzers[i].name, seq.analyzers[i].name);
+    EXPECT_EQ(par.analyzers[i].status, seq.analyzers[i].status);
+    EXPECT_EQ(par.analyzers[i].findings, 1);
+  }
+  ASSERT_EQ(par.findings.size(), 5u);
+  for (size_t i = 0; i < par.findings.size(); ++i) {
+    EXPECT_EQ(par.findings[i].code, seq.findings[i].code);
+    ASSERT_EQ(par.findings[i].evidence.size(), 1u);
+    EXPECT_EQ(par.findings[i].evidence[0].text, seq.findings[i].evidence[0].text);
+    EXPECT_EQ(par.findings[i].evidence[0].line, seq.findings[i].evidence[0].line);
+  }
+  // The one that must stay on the calling thread did, over its reader; the
+  // others ran on more than one thread, over more than one reader.
+  const auto me = std::this_thread::get_id();
+  EXPECT_EQ(par_log.where["s1"].first, me);
+  EXPECT_EQ(par_log.where["s1"].second, index.get());
+  std::set<std::thread::id> threads;
+  std::set<const IndexReader*> readers;
+  for (const char* name : {"p1", "p2", "p3", "p4"}) {
+    threads.insert(par_log.where[name].first);
+    readers.insert(par_log.where[name].second);
+  }
+  EXPECT_GT(threads.size(), 1u);
+  EXPECT_EQ(threads.size(), readers.size());
+  // Sequentially, everything runs here.
+  for (const auto& [name, where] : seq_log.where) EXPECT_EQ(where.first, me) << name;
+}
+
+TEST(Runner, ReadersThatCannotBeOpenedMeanFewerThreads) {
+  test::TempDir tmp;
+  auto index = OneLogIndex(tmp);
+  WhereAnalyzer::Log log;
+  const AnalysisResult r = RunAnalyzers(
+      *index, {}, WhereList(log),
+      []() -> std::unique_ptr<IndexReader> { throw Error(ErrorCode::kIo, "no more readers"); }, 4);
+  ASSERT_EQ(r.findings.size(), 5u);
+  for (const AnalyzerStatus& a : r.analyzers) EXPECT_EQ(a.status, "ran") << a.name;
+  for (const auto& [name, where] : log.where) {
+    EXPECT_EQ(where.first, std::this_thread::get_id()) << name;
+    EXPECT_EQ(where.second, index.get()) << name;
   }
 }
 

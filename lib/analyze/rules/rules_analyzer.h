@@ -22,6 +22,7 @@ class RulesAnalyzer : public Analyzer {
  public:
   explicit RulesAnalyzer(std::vector<std::shared_ptr<const RulePack>> packs);
   const AnalyzerInfo& info() const override { return info_; }
+  bool RunsOnAnyThread() const override { return true; }
   void Run(AnalysisContext& ctx) const override;
   const RuleMatcher& matcher() const { return matcher_; }
 

@@ -23,6 +23,7 @@ class BuildAnalyzer : public Analyzer {
     };
     return kInfo;
   }
+  bool RunsOnAnyThread() const override { return true; }
 
   void Run(AnalysisContext& ctx) const override {
     build::BuildFacts facts;

@@ -26,6 +26,7 @@ class CommAnalyzer : public Analyzer {
     };
     return kInfo;
   }
+  bool RunsOnAnyThread() const override { return true; }
 
   void Run(AnalysisContext& ctx) const override {
     for (Finding& f : comm::RunLogRules(ctx)) ctx.Emit(std::move(f));

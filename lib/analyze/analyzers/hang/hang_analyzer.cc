@@ -37,6 +37,7 @@ class HangAnalyzer : public Analyzer {
     };
     return kInfo;
   }
+  bool RunsOnAnyThread() const override { return true; }
 
   // Flight-recorder dumps alone are enough too (whatever kind the bundle
   // classifier gave their files).

@@ -68,6 +68,7 @@ class NumericAnalyzer : public Analyzer {
     };
     return kInfo;
   }
+  bool RunsOnAnyThread() const override { return true; }
 
   std::optional<std::string> NotApplicable(const AnalysisContext& ctx) const override {
     if (auto why = Analyzer::NotApplicable(ctx)) return why;

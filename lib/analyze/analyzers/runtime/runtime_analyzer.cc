@@ -22,6 +22,7 @@ class RuntimeAnalyzer : public Analyzer {
     };
     return kInfo;
   }
+  bool RunsOnAnyThread() const override { return true; }
 
   void Run(AnalysisContext& ctx) const override {
     runtime::RuntimeFacts facts;
