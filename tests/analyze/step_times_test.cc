@@ -15,23 +15,14 @@
 #include "ingest/ingest.h"
 #include "parse/dist/step_series.h"
 #include "parse/numeric/metric_chunk.h"
+#include "sql_rows.h"
 #include "test_util.h"
 
 namespace casefile {
 namespace {
 
-using Rows = std::vector<std::vector<std::string>>;
-
-Rows Sql(const IndexReader& r, const std::string& sql) {
-  Rows rows;
-  r.Query(sql, [&](const QueryRow& row) {
-    std::vector<std::string> v;
-    for (const auto& x : row.values) v.push_back(x ? *x : "NULL");
-    rows.push_back(std::move(v));
-    return true;
-  });
-  return rows;
-}
+using test::Rows;
+using test::Sql;
 
 // Two hosts. host-a's log interleaves ranks 0 and 1 (torchrun prefixes)
 // with a glog line and a tqdm bar between them; host-b's has 2,500 steps of

@@ -12,24 +12,15 @@
 #include "index/index_reader.h"
 #include "index/index_writer.h"
 #include "ingest/ingest.h"
+#include "sql_rows.h"
 #include "test_util.h"
 
 namespace casefile {
 namespace {
 
 using Row = std::vector<std::string>;
-using Rows = std::vector<Row>;
-
-Rows Sql(const IndexReader& r, const std::string& sql) {
-  Rows rows;
-  r.Query(sql, [&](const QueryRow& row) {
-    Row v;
-    for (const auto& x : row.values) v.push_back(x ? *x : "NULL");
-    rows.push_back(std::move(v));
-    return true;
-  });
-  return rows;
-}
+using test::Rows;
+using test::Sql;
 
 std::unique_ptr<IndexReader> Build(const std::string& input, const std::string& db) {
   {

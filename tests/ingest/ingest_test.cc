@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "index/index_reader.h"
 #include "index/index_writer.h"
+#include "sql_rows.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -20,18 +21,8 @@ namespace fs = std::filesystem;
 namespace casefile {
 namespace {
 
-using Rows = std::vector<std::vector<std::string>>;
-
-Rows Sql(const IndexReader& r, const std::string& sql) {
-  Rows rows;
-  r.Query(sql, [&](const QueryRow& row) {
-    std::vector<std::string> v;
-    for (const auto& x : row.values) v.push_back(x ? *x : "NULL");
-    rows.push_back(std::move(v));
-    return true;
-  });
-  return rows;
-}
+using test::Rows;
+using test::Sql;
 
 std::unique_ptr<IndexReader> Build(const std::vector<std::string>& inputs, const std::string& db,
                                    IngestResult* result = nullptr, Limits limits = {}) {

@@ -11,23 +11,14 @@
 #include "index/index_writer.h"
 #include "ingest/ingest.h"
 #include "parse/template/signature_table.h"
+#include "sql_rows.h"
 #include "test_util.h"
 
 namespace casefile {
 namespace {
 
-using Rows = std::vector<std::vector<std::string>>;
-
-Rows Sql(const IndexReader& r, const std::string& sql) {
-  Rows rows;
-  r.Query(sql, [&](const QueryRow& row) {
-    std::vector<std::string> v;
-    for (const auto& x : row.values) v.push_back(x ? *x : "NULL");
-    rows.push_back(std::move(v));
-    return true;
-  });
-  return rows;
-}
+using test::Rows;
+using test::Sql;
 
 std::unique_ptr<IndexReader> Build(const std::string& input, const std::string& db) {
   {
