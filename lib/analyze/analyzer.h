@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyze/finding.h"
+#include "analyze/line_pass.h"
 #include "analyze/rank_map.h"
 #include "index/index_reader.h"
 
@@ -43,6 +44,10 @@ class AnalysisContext {
   // call and then shared by every context of this analysis; safe to call from
   // the contexts of several threads at once.
   const RankHostMap& rank_hosts() const;
+  // The analyzer's line scan once the runner's shared pass filled it
+  // (line_pass.h); analyzers take it through FilledLineScan.
+  void SetLineScan(std::unique_ptr<LineScan> scan) { line_scan_ = std::move(scan); }
+  std::unique_ptr<LineScan> TakeLineScan() { return std::move(line_scan_); }
 
  private:
   struct Shared {
@@ -56,6 +61,7 @@ class AnalysisContext {
   std::vector<FileRow> files_;
   std::vector<BundleRow> bundles_;
   std::vector<Finding> findings_;
+  std::unique_ptr<LineScan> line_scan_;
 };
 
 class Analyzer {
@@ -74,6 +80,15 @@ class Analyzer {
   // the index (runner.h). The built-in analyzers are; an external one is
   // run on the calling thread, as the C API promises.
   virtual bool RunsOnAnyThread() const { return false; }
+  // An analyzer that reads every line of some files returns a scan of them
+  // here (line_pass.h), and Run takes it back filled through
+  // FilledLineScan: the runner decodes each file once for all the scans of
+  // an analysis, on its threads. Called after NotApplicable, on the calling
+  // thread, only for analyzers that run on any thread. Default: none.
+  virtual std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext& ctx) const {
+    (void)ctx;
+    return nullptr;
+  }
 };
 
 }  // namespace casefile

@@ -6,6 +6,7 @@
 #include <thread>
 #include <tuple>
 
+#include "analyze/line_pass.h"
 #include "analyze/registry.h"
 #include "common/error.h"
 
@@ -69,19 +70,54 @@ struct Outcome {
   std::vector<Finding> findings;
 };
 
-Outcome RunOne(const Analyzer& analyzer, const IndexReader& index, const AnalysisContext& shared) {
-  const AnalyzerInfo& info = analyzer.info();
-  Outcome out;
-  out.status = {info.name, info.version, "ran", "", 0};
-  // A failing analyzer is recorded and the others still run; its partial
-  // findings are discarded so a report never mixes half an analysis in.
+// An analyzer before Run: whether it applies, and its line scan (null when
+// it reads no lines); `done` when it needs no Run (not applicable, or
+// failed while preparing).
+struct Prepared {
+  bool done = false;
+  std::unique_ptr<LineScan> scan;
+};
+
+// Runs `body`; an exception makes the outcome "failed" with the error and
+// drops the analyzer's partial findings, so a report never mixes half an
+// analysis in, and the other analyzers still run.
+template <class Body>
+void Guarded(Outcome& out, Body&& body) {
   try {
+    body();
+  } catch (const std::exception& e) {
+    out.status.status = "failed";
+    out.status.reason = e.what();
+    out.findings.clear();
+  }
+}
+
+Prepared Prepare(const Analyzer& analyzer, const IndexReader& index, const AnalysisContext& shared,
+                 Outcome& out) {
+  const AnalyzerInfo& info = analyzer.info();
+  out.status = {info.name, info.version, "ran", "", 0};
+  Prepared p;
+  p.done = true;
+  Guarded(out, [&] {
     AnalysisContext own(index, shared);
     if (auto why = analyzer.NotApplicable(own)) {
       out.status.status = "not_applicable";
       out.status.reason = *why;
-      return out;
+      return;
     }
+    if (analyzer.RunsOnAnyThread()) p.scan = analyzer.MakeLineScan(own);
+    p.done = false;
+  });
+  return p;
+}
+
+void RunPrepared(const Analyzer& analyzer, const IndexReader& index, const AnalysisContext& shared,
+                 Prepared& prepared, Outcome& out) {
+  if (prepared.done) return;
+  const AnalyzerInfo& info = analyzer.info();
+  Guarded(out, [&] {
+    AnalysisContext own(index, shared);
+    own.SetLineScan(std::move(prepared.scan));
     analyzer.Run(own);
     auto found = own.TakeFindings();
     for (auto& f : found) {
@@ -93,12 +129,7 @@ Outcome RunOne(const Analyzer& analyzer, const IndexReader& index, const Analysi
     }
     out.status.findings = static_cast<int64_t>(found.size());
     out.findings = std::move(found);
-  } catch (const std::exception& e) {
-    out.status.status = "failed";
-    out.status.reason = e.what();
-    out.findings.clear();
-  }
-  return out;
+  });
 }
 
 }  // namespace
@@ -119,6 +150,7 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
 
   AnalysisContext shared(index);
   std::vector<Outcome> outcomes(chosen.size());
+  std::vector<Prepared> prepared(chosen.size());
   // The analyzers that may run anywhere, taken in order by whichever thread
   // is free; each thread reads through its own reader.
   std::vector<size_t> anywhere;
@@ -136,10 +168,21 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
       break;  // fewer threads
     }
   }
+  // First their line scans, in one shared pass over the files (line_pass.h).
+  std::vector<LineScan*> scans;
+  for (size_t i : anywhere) {
+    prepared[i] = Prepare(*chosen[i], index, shared, outcomes[i]);
+    if (prepared[i].scan) scans.push_back(prepared[i].scan.get());
+  }
+  std::vector<const IndexReader*> pass_readers{&index};
+  for (const auto& r : readers) pass_readers.push_back(r.get());
+  RunLinePass(shared.files(), scans, pass_readers);
+
   std::atomic<size_t> next{0};
   auto work = [&](const IndexReader& reader) {
     for (size_t k = next++; k < anywhere.size(); k = next++) {
-      outcomes[anywhere[k]] = RunOne(*chosen[anywhere[k]], reader, shared);
+      const size_t i = anywhere[k];
+      RunPrepared(*chosen[i], reader, shared, prepared[i], outcomes[i]);
     }
   };
   std::vector<std::thread> workers;
@@ -147,7 +190,9 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
   work(index);
   for (std::thread& t : workers) t.join();
   for (size_t i = 0; i < chosen.size(); ++i) {
-    if (!chosen[i]->RunsOnAnyThread()) outcomes[i] = RunOne(*chosen[i], index, shared);
+    if (chosen[i]->RunsOnAnyThread()) continue;
+    prepared[i] = Prepare(*chosen[i], index, shared, outcomes[i]);
+    RunPrepared(*chosen[i], index, shared, prepared[i], outcomes[i]);
   }
 
   AnalysisResult result;

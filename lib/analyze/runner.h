@@ -41,8 +41,9 @@ using ReaderFactory = std::function<std::unique_ptr<IndexReader>()>;
 // (Analyzer::RunsOnAnyThread: the built-in ones) spread over up to `threads`
 // threads (0: one per core), the calling thread and workers that each read
 // through a reader from `more_readers`; the others then run on the calling
-// thread. Each analyzer scans the lines on its own, so on two cores the
-// analysis takes about the time of the longest half. The result is the
+// thread. The line scans of the first (Analyzer::MakeLineScan) run before
+// them, in one pass that decodes each file once, a file at a time on
+// whichever thread is free (line_pass.h). The result is the
 // same as the sequential run's, whatever the thread count. A reader that
 // cannot be opened means fewer threads, not a failure.
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,

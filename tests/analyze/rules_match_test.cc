@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,6 +103,86 @@ TEST(LiteralAutomaton, ManyPatternsAgreeWithNaiveSearch) {
   }
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(ScanAll(a, text), expected);
+}
+
+// The window prefilter (MayMatch) must never hide an occurrence: lines with
+// patterns planted at every offset, in any case for ignore-case patterns,
+// at each stride the shortest pattern allows, agree with a naive search.
+TEST(LiteralAutomaton, PrefilterHidesNoOccurrenceAtAnyStride) {
+  uint32_t seed = 777;
+  auto next = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) & 0x7fff;
+  };
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  for (size_t shortest : {4u, 5u, 6u, 7u, 12u}) {
+    LiteralAutomaton a;
+    std::vector<std::pair<std::string, bool>> pats;  // (text, ignore_case)
+    for (int i = 0; i < 40; ++i) {
+      std::string w;
+      const size_t len = shortest + next() % 6;
+      for (size_t k = 0; k < len; ++k) w += "abXY[ 2e-_"[next() % 10];
+      const bool ignore_case = i % 2 == 0;
+      pats.emplace_back(w, ignore_case);
+      a.Add(w, ignore_case);
+    }
+    a.Build();
+    size_t lines_with_hits = 0;
+    for (int line = 0; line < 3000; ++line) {
+      std::string text;
+      const size_t len = next() % 40;
+      for (size_t k = 0; k < len; ++k) text += "abcxyABXY[ 2e-_"[next() % 15];
+      if (line % 3 == 0) {
+        // Plant a pattern at a random offset, in a random case when allowed.
+        const auto& [w, ignore_case] = pats[next() % pats.size()];
+        std::string planted = w;
+        if (ignore_case) {
+          for (char& c : planted) {
+            if (next() % 2) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+          }
+        }
+        text.insert(next() % (text.size() + 1), planted);
+      }
+      Hits expected;
+      for (uint32_t id = 0; id < pats.size(); ++id) {
+        const auto& [w, ignore_case] = pats[id];
+        const std::string hay = ignore_case ? lower(text) : text;
+        const std::string needle = ignore_case ? lower(w) : w;
+        for (size_t pos = hay.find(needle); pos != std::string::npos;
+             pos = hay.find(needle, pos + 1)) {
+          expected.emplace_back(id, pos + w.size());
+        }
+      }
+      std::sort(expected.begin(), expected.end());
+      ASSERT_EQ(ScanAll(a, text), expected) << "shortest " << shortest << ": " << text;
+      if (!expected.empty()) {
+        ++lines_with_hits;
+        EXPECT_TRUE(a.MayMatch(text));
+      }
+    }
+    EXPECT_GE(lines_with_hits, 1000u);
+  }
+}
+
+TEST(LiteralAutomaton, PrefilterRejectsLinesWithoutPatternsAndIsOffForShortOnes) {
+  LiteralAutomaton a;
+  a.Add("No space left on device", true);
+  a.Add("[Errno 28]", true);
+  a.Build();
+  EXPECT_FALSE(a.MayMatch("[rank3]: step 120 loss 2.3451 lr 1e-4 took 0.412s"));
+  EXPECT_FALSE(a.MayMatch("abc"));
+  EXPECT_TRUE(a.MayMatch("OSError: [ERRNO 28] no SPACE left"));
+  EXPECT_EQ(ScanAll(a, "OSError: [ERRNO 28] no SPACE left on DEVICE").size(), 2u);
+
+  LiteralAutomaton s;  // a three-byte pattern: no filter
+  s.Add("xid", true);
+  s.Add("Killed process", false);
+  s.Build();
+  EXPECT_TRUE(s.MayMatch("step 120 loss 2.3451"));
+  EXPECT_EQ(ScanAll(s, "NVRM: XID 79").size(), 1u);
 }
 
 TEST(RegexPattern, RequiredLiteralIsTheLongestMandatoryRun) {

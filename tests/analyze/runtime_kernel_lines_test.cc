@@ -164,5 +164,24 @@ TEST(RuntimeKernelLines, PrefilterSkipsOrdinaryLines) {
   }
 }
 
+// The prefilter looks for 'K', 'X' and 'k' and checks around each: every
+// anchor is found wherever it sits in the line (first byte, last bytes,
+// after many look-alike bytes), and only there.
+TEST(RuntimeKernelLines, PrefilterFindsEachAnchorAnywhereInTheLine) {
+  const std::string pad(40, 'k');  // 'k's that are not "oom-kill"
+  for (std::string_view anchor :
+       {"Killed process", "oom-kill", "oom_kill", "Xid (", "OOM Killed"}) {
+    for (const std::string& msg :
+         {std::string(anchor), pad + std::string(anchor), std::string(anchor) + pad,
+          "KXk " + pad + " x" + std::string(anchor) + "."}) {
+      EXPECT_TRUE(MayBeKernelEvent(msg)) << msg;
+    }
+  }
+  for (std::string_view msg : {"Killed proces", "oom-kil", "om-kill", "Xid(", "OOM Kill", "kill -9",
+                               "KKKK XXXX kkkk", "oomkill", "OOM killed"}) {
+    EXPECT_FALSE(MayBeKernelEvent(msg)) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace casefile::runtime

@@ -1,5 +1,7 @@
 #include "analyze/rules/literal_automaton.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 
@@ -39,6 +41,21 @@ void LiteralAutomaton::Build() {
                                        std::to_string(size.entries_bound()) + " entries (at most " +
                                        std::to_string(kMaxAutomatonEntries) +
                                        "): use fewer or shorter literals");
+  }
+  prefilter_ = patterns_.size() <= kMaxFilteredPatterns &&
+               std::all_of(patterns_.begin(), patterns_.end(),
+                           [](const Pattern& p) { return p.text.size() >= 4; });
+  if (prefilter_) {
+    size_t shortest = SIZE_MAX;
+    for (const Pattern& p : patterns_) shortest = std::min(shortest, p.text.size());
+    stride_ = std::clamp<size_t>(shortest - 3, 1, 4);
+    grams_.assign((size_t{1} << kGramBits) / 64, 0);
+    for (const Pattern& p : patterns_) {
+      for (size_t at = 0; at < stride_; ++at) {
+        const uint32_t h = Gram(reinterpret_cast<const unsigned char*>(p.text.data()) + at);
+        grams_[h >> 6] |= uint64_t{1} << (h & 63);
+      }
+    }
   }
   // Byte classes: one per folded byte that occurs in some pattern; 0 for the
   // rest. Upper-case letters share their lower-case letter's class.

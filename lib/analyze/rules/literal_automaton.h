@@ -48,6 +48,7 @@ class LiteralAutomaton {
   // bytes match exactly.
   template <class OnHit>
   void Scan(std::string_view text, OnHit&& on_hit) const {
+    if (!MayMatch(text)) return;
     // Table entries are the next state's row offset (state * classes), with
     // kOutputBit set when that state ends a pattern: one load, one add and
     // one well-predicted branch per byte.
@@ -60,6 +61,23 @@ class LiteralAutomaton {
       row = next & ~kOutputBit;
       if (next & kOutputBit) Report(row / class_count_, text, i + 1, on_hit);
     }
+  }
+
+  // False only when no pattern occurs in `text`: no 4-byte window of it
+  // hashes (folded) like one at the start of a pattern. The filter holds the
+  // windows at offsets 0..stride-1 of every pattern, stride being up to 4
+  // when every pattern has at least stride + 3 bytes, so windows every
+  // stride bytes of the text meet one of them in any occurrence. Most log lines
+  // hold none, and this test has no chain of dependent loads, so it runs at
+  // several times the automaton's speed. Always true when some pattern is
+  // shorter than four bytes or there are too many to filter.
+  bool MayMatch(std::string_view text) const {
+    if (!prefilter_) return true;
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    for (size_t i = 0; i + 4 <= text.size(); i += stride_) {
+      if (TestGram(Gram(p + i))) return true;
+    }
+    return false;
   }
 
   size_t pattern_count() const { return patterns_.size(); }
@@ -86,6 +104,19 @@ class LiteralAutomaton {
     }
   }
 
+  // A window's bytes with bit 5 set, so that A-Z meet a-z (other bytes that
+  // fold together only cost a false positive), hashed to kGramBits bits.
+  static uint32_t Gram(const unsigned char* at) {
+    const uint32_t w =
+        (uint32_t{at[0]} | uint32_t{at[1]} << 8 | uint32_t{at[2]} << 16 | uint32_t{at[3]} << 24) |
+        0x20202020u;
+    return (w * 0x9E3779B1u) >> (32 - kGramBits);
+  }
+  bool TestGram(uint32_t h) const { return (grams_[h >> 6] >> (h & 63)) & 1; }
+
+  static constexpr uint32_t kGramBits = 16;
+  // Above this many patterns the filter's bits fill and it stops paying.
+  static constexpr size_t kMaxFilteredPatterns = 2048;
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   static constexpr uint32_t kOutputBit = 0x80000000u;
 
@@ -98,6 +129,9 @@ class LiteralAutomaton {
   std::vector<uint32_t> output_begin_;  // per state, into outputs_ (size states + 1)
   std::vector<uint32_t> outputs_;       // pattern ids ending exactly at a state
   bool built_ = false;
+  bool prefilter_ = false;
+  size_t stride_ = 1;
+  std::vector<uint64_t> grams_;  // kGramBits-bit set of the patterns' first grams
 };
 
 }  // namespace casefile::rules

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "analyze/rules/rule_template.h"
 #include "common/hash.h"
@@ -81,65 +82,137 @@ RulesAnalyzer::RulesAnalyzer(std::vector<std::shared_ptr<const RulePack>> packs)
                       "), all matched in one pass over the lines (docs/RULES.md)";
 }
 
-void RulesAnalyzer::Run(AnalysisContext& ctx) const {
-  const std::vector<const Rule*>& rules = matcher_.rules();
-  std::vector<RuleState> states(rules.size());
-  RuleMatcher::Scratch scratch;
-  std::vector<RuleHit> hits;
-  std::map<std::string, std::vector<char>> applies_by_kind;
-  for (const std::string& kind : info_.needed_kinds) {
-    std::vector<char> applies(rules.size(), 0);
-    for (size_t r = 0; r < rules.size(); ++r) {
-      const auto& k = rules[r]->kinds;
-      applies[r] = std::find(k.begin(), k.end(), kind) != k.end();
+namespace {
+
+// What one rule collected over one file's lines; evidence lines become
+// Evidence when the files are merged, in file order.
+struct FileRuleState {
+  int64_t count = 0;
+  std::set<std::string> hosts;
+  std::set<Culprit> culprits;
+  std::vector<std::pair<int64_t, std::string>> evidence;  // (line, text)
+  std::string first_host;
+  std::string first_rank;
+  int64_t first_line = 0;
+  std::vector<std::optional<std::string>> first_groups;
+};
+
+class RuleFileLines : public FileLineConsumer {
+ public:
+  RuleFileLines(const RuleMatcher& matcher, const std::vector<char>& applies)
+      : matcher_(matcher), applies_(applies) {}
+
+  void Line(const LineRecord& rec) override {
+    // Rules read the message: the line after the wrappers the line layer
+    // strips ([rankN]:, host:pid:tid, timestamps, levels), so the same
+    // rule matches however the line was prefixed, and ^ anchors at the
+    // message.
+    matcher_.Match(rec.message(), applies_, scratch_, hits_);
+    for (RuleHit& hit : hits_) {
+      const Rule& rule = *matcher_.rules()[hit.rule];
+      FileRuleState& st = states[hit.rule];
+      std::string host(rec.host);
+      std::optional<int64_t> rank;
+      if (rec.rank >= 0) rank = rec.rank;
+      if (rule.capture_host.group > 0) {
+        const auto& g = hit.groups[static_cast<size_t>(rule.capture_host.group)];
+        if (g && !g->empty()) host = *g;
+      }
+      if (rule.capture_rank.group > 0) {
+        if (auto r = ParseRank(hit.groups[static_cast<size_t>(rule.capture_rank.group)])) rank = r;
+      }
+      ++st.count;
+      if (!host.empty()) st.hosts.insert(host);
+      if (!host.empty() || rank) {
+        Culprit c;
+        if (!host.empty()) c.host = host;
+        c.rank = rank;
+        st.culprits.insert(std::move(c));
+      }
+      if (static_cast<int64_t>(st.evidence.size()) < rule.max_evidence)
+        st.evidence.emplace_back(rec.line_no, std::string(rec.text));
+      if (st.count == 1) {
+        st.first_host = host;
+        st.first_rank = rank ? std::to_string(*rank) : "";
+        st.first_line = rec.line_no;
+        st.first_groups = std::move(hit.groups);
+      }
     }
-    applies_by_kind.emplace(kind, std::move(applies));
   }
 
-  for (const FileRow& file : ctx.files()) {
-    if (file.entry_type != "file" || file.line_count <= 0) continue;
-    const auto kind_it = applies_by_kind.find(file.kind);
-    if (kind_it == applies_by_kind.end()) continue;
-    const std::vector<char>& applies = kind_it->second;
-    ctx.index().ScanLines(file.id, [&](const LineRecord& rec) {
-      // Rules read the message: the line after the wrappers the line layer
-      // strips ([rankN]:, host:pid:tid, timestamps, levels), so the same
-      // rule matches however the line was prefixed, and ^ anchors at the
-      // message.
-      matcher_.Match(rec.message(), applies, scratch, hits);
-      for (RuleHit& hit : hits) {
-        const Rule& rule = *rules[hit.rule];
-        RuleState& st = states[hit.rule];
-        std::string host(rec.host);
-        std::optional<int64_t> rank;
-        if (rec.rank >= 0) rank = rec.rank;
-        if (rule.capture_host.group > 0) {
-          const auto& g = hit.groups[static_cast<size_t>(rule.capture_host.group)];
-          if (g && !g->empty()) host = *g;
-        }
-        if (rule.capture_rank.group > 0) {
-          if (auto r = ParseRank(hit.groups[static_cast<size_t>(rule.capture_rank.group)]))
-            rank = r;
-        }
-        ++st.count;
-        if (!host.empty()) st.hosts.insert(host);
-        if (!host.empty() || rank) {
-          Culprit c;
-          if (!host.empty()) c.host = host;
-          c.rank = rank;
-          st.culprits.insert(std::move(c));
-        }
-        if (static_cast<int64_t>(st.evidence.size()) < rule.max_evidence)
-          st.evidence.push_back(ctx.MakeEvidence(file.id, rec.line_no, rec.text));
-        if (st.count == 1) {
-          st.first_host = host;
-          st.first_rank = rank ? std::to_string(*rank) : "";
-          st.first_at = file.path + ":" + std::to_string(rec.line_no);
-          st.first_groups = std::move(hit.groups);
-        }
+  void Finish() override {
+    scratch_ = RuleMatcher::Scratch();
+    hits_ = std::vector<RuleHit>();
+  }
+  bool Empty() const override { return states.empty(); }
+
+  std::map<uint32_t, FileRuleState> states;  // by rule index; rules that matched only
+
+ private:
+  const RuleMatcher& matcher_;
+  const std::vector<char>& applies_;
+  RuleMatcher::Scratch scratch_;
+  std::vector<RuleHit> hits_;
+};
+
+class RuleScan : public LineScan {
+ public:
+  RuleScan(const RuleMatcher& matcher, const std::vector<std::string>& kinds) : matcher_(matcher) {
+    const std::vector<const Rule*>& rules = matcher.rules();
+    for (const std::string& kind : kinds) {
+      std::vector<char> applies(rules.size(), 0);
+      for (size_t r = 0; r < rules.size(); ++r) {
+        const auto& k = rules[r]->kinds;
+        applies[r] = std::find(k.begin(), k.end(), kind) != k.end();
       }
-      return true;
-    });
+      applies_by_kind_.emplace(kind, std::move(applies));
+    }
+  }
+
+  std::unique_ptr<FileLineConsumer> ForFile(const FileRow& file) const override {
+    if (file.entry_type != "file" || file.line_count <= 0) return nullptr;
+    const auto kind_it = applies_by_kind_.find(file.kind);
+    if (kind_it == applies_by_kind_.end()) return nullptr;
+    return std::make_unique<RuleFileLines>(matcher_, kind_it->second);
+  }
+
+ private:
+  const RuleMatcher& matcher_;
+  std::map<std::string, std::vector<char>> applies_by_kind_;
+};
+
+}  // namespace
+
+std::unique_ptr<LineScan> RulesAnalyzer::MakeLineScan(const AnalysisContext&) const {
+  return std::make_unique<RuleScan>(matcher_, info_.needed_kinds);
+}
+
+void RulesAnalyzer::Run(AnalysisContext& ctx) const {
+  const std::vector<const Rule*>& rules = matcher_.rules();
+  const auto scan = FilledLineScan<RuleScan>(ctx, *this);
+  // The files' states merged in file order: the same counts, first match
+  // and evidence as one pass over the files in turn.
+  std::vector<RuleState> states(rules.size());
+  for (size_t i = 0; i < ctx.files().size(); ++i) {
+    auto* file_lines = static_cast<RuleFileLines*>(scan->consumers[i].get());
+    if (!file_lines) continue;
+    const FileRow& file = ctx.files()[i];
+    for (auto& [r, part] : file_lines->states) {
+      RuleState& st = states[r];
+      if (st.count == 0) {
+        st.first_host = part.first_host;
+        st.first_rank = part.first_rank;
+        st.first_at = file.path + ":" + std::to_string(part.first_line);
+        st.first_groups = std::move(part.first_groups);
+      }
+      st.count += part.count;
+      st.hosts.merge(part.hosts);
+      st.culprits.merge(part.culprits);
+      for (const auto& [line_no, text] : part.evidence) {
+        if (static_cast<int64_t>(st.evidence.size()) >= rules[r]->max_evidence) break;
+        st.evidence.push_back(ctx.MakeEvidence(file.id, line_no, text));
+      }
+    }
   }
 
   // Conditions: counts first, then absent_if over the rules that met theirs

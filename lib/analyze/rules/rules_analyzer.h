@@ -23,6 +23,7 @@ class RulesAnalyzer : public Analyzer {
   explicit RulesAnalyzer(std::vector<std::shared_ptr<const RulePack>> packs);
   const AnalyzerInfo& info() const override { return info_; }
   bool RunsOnAnyThread() const override { return true; }
+  std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext& ctx) const override;
   void Run(AnalysisContext& ctx) const override;
   const RuleMatcher& matcher() const { return matcher_; }
 

@@ -1,5 +1,6 @@
 #include "analyze/analyzers/hang/hang_analyzer.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +21,48 @@ namespace {
 bool ScannedKind(const std::string& kind) {
   return kind == "log" || kind == "other" || kind == "version";
 }
+
+// One file's Megascale messages and its latest timestamp.
+class MegascaleFileLines : public FileLineConsumer {
+ public:
+  explicit MegascaleFileLines(const FileRow& file) {
+    scan.file_id = file.id;
+    scan.path = file.path;
+    scan.host = file.host.value_or("");
+  }
+  void Line(const LineRecord& rec) override {
+    parser_->Feed(hang::ParserLineOf(rec));
+    if (rec.ts_us != kNoTimestamp &&
+        (scan.last_ts_us == kNoTimestamp || rec.ts_us >= scan.last_ts_us)) {
+      scan.last_ts_us = rec.ts_us;
+      scan.last_ts_line.line_no = rec.line_no;
+    }
+  }
+  void Finish() override {
+    parser_->Finish();
+    scan.reports = parser_->reports();
+    scan.report_count = parser_->report_count();
+    scan.digests = parser_->digests();
+    parser_.reset();
+  }
+  // A file with neither messages nor a host adds nothing to any rule.
+  bool Empty() const override {
+    return scan.reports.empty() && scan.digests.empty() && scan.host.empty();
+  }
+
+  hang::FileScan scan;  // last_ts_line.text is left to Run (one lookup per file)
+
+ private:
+  std::unique_ptr<hang::MegascaleParser> parser_ = std::make_unique<hang::MegascaleParser>();
+};
+
+class MegascaleScan : public LineScan {
+ public:
+  std::unique_ptr<FileLineConsumer> ForFile(const FileRow& file) const override {
+    if (!ScannedKind(file.kind) || file.entry_type != "file") return nullptr;
+    return std::make_unique<MegascaleFileLines>(file);
+  }
+};
 
 class HangAnalyzer : public Analyzer {
  public:
@@ -52,34 +95,21 @@ class HangAnalyzer : public Analyzer {
     return "no log or hlo files and no flight-recorder dumps in the bundle";
   }
 
+  std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext&) const override {
+    return std::make_unique<MegascaleScan>();
+  }
+
   void Run(AnalysisContext& ctx) const override {
+    const auto lines = FilledLineScan<MegascaleScan>(ctx, *this);
     std::vector<hang::FileScan> scans;
-    for (const FileRow& file : ctx.files()) {
-      if (!ScannedKind(file.kind) || file.entry_type != "file") continue;
-      hang::FileScan scan;
-      scan.file_id = file.id;
-      scan.path = file.path;
-      scan.host = file.host.value_or("");
-      hang::MegascaleParser parser;
-      ctx.index().ScanLines(file.id, [&](const LineRecord& rec) {
-        parser.Feed(hang::ParserLineOf(rec));
-        if (rec.ts_us != kNoTimestamp &&
-            (scan.last_ts_us == kNoTimestamp || rec.ts_us >= scan.last_ts_us)) {
-          scan.last_ts_us = rec.ts_us;
-          scan.last_ts_line.line_no = rec.line_no;
-        }
-        return true;
-      });
-      parser.Finish();
+    for (size_t i = 0; i < ctx.files().size(); ++i) {
+      auto* file_lines = static_cast<MegascaleFileLines*>(lines->consumers[i].get());
+      if (!file_lines) continue;
+      hang::FileScan& scan = file_lines->scan;
       if (scan.last_ts_line.line_no > 0) {
         scan.last_ts_line.text =
-            ctx.index().LineText(file.id, scan.last_ts_line.line_no).value_or("");
+            ctx.index().LineText(scan.file_id, scan.last_ts_line.line_no).value_or("");
       }
-      scan.reports = parser.reports();
-      scan.report_count = parser.report_count();
-      scan.digests = parser.digests();
-      // A file with neither messages nor a host adds nothing to any rule.
-      if (scan.reports.empty() && scan.digests.empty() && scan.host.empty()) continue;
       scans.push_back(std::move(scan));
     }
     const hang::EvidenceFn evidence = [&ctx](int64_t file_id, const hang::SourceLine& line) {

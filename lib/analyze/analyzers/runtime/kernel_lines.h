@@ -16,9 +16,9 @@
 //     GPU has fallen off the bus." (older drivers: no "PCI:", no name=, or
 //     no pid at all).
 //
-// MayBeKernelEvent is the per-line prefilter: three literal finds, each led
-// by a byte that is rare in training logs ('K', 'X') or by the literal
-// "oom-kill", and no allocation.
+// MayBeKernelEvent is the per-line prefilter: one vector pass for bytes that
+// are rare in training logs ('K', 'X', 'k'), a compare at each, and no
+// allocation.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,9 @@
 #include "analyze/analyzers/runtime/line_scan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "analyze/analyzers/runtime/cuda_text.h"
 #include "analyze/analyzers/runtime/kernel_lines.h"
@@ -45,21 +47,25 @@ bool IsKernelLogName(std::string_view path) {
 }  // namespace
 
 FileScanner::FileScanner(bool is_log, bool want_asserts, RuntimeFacts& facts)
-    : is_log_(is_log), want_asserts_(want_asserts), facts_(facts) {}
+    : FileScanner(is_log, want_asserts, facts.rows, facts) {}
+
+FileScanner::FileScanner(bool is_log, bool want_asserts, std::vector<FailureRow>& rows,
+                         RuntimeFacts& out)
+    : is_log_(is_log), want_asserts_(want_asserts), rows_(rows), facts_(out) {}
 
 void FileScanner::Add(const LineRecord& rec) {
   if (rec.ts_us != kNoTimestamp) {
     // Rows that had no stamped line close before them take this one's time
     // when it is close after them.
     for (size_t i : pending_) {
-      FailureRow& row = facts_.rows[i];
+      FailureRow& row = rows_[i];
       if (rec.line_no - row.line_no <= kMaxEstimateGap) row.est_ts_us = rec.ts_us;
     }
     pending_.clear();
   }
   while (next_wanted_ < wanted_.size()) {
     const size_t index = wanted_[next_wanted_];
-    FailureRow& row = facts_.rows[index];
+    FailureRow& row = rows_[index];
     if (row.line_no > rec.line_no) break;
     ++next_wanted_;
     if (row.line_no == rec.line_no && rec.ts_us != kNoTimestamp) {
@@ -193,42 +199,97 @@ void FileScanner::Finish() {
   Flush();
   // Rows past the last line (a cut file) keep what they had.
   while (next_wanted_ < wanted_.size()) {
-    FailureRow& row = facts_.rows[wanted_[next_wanted_++]];
+    FailureRow& row = rows_[wanted_[next_wanted_++]];
     if (last_ts_ != kNoTimestamp && row.line_no - last_ts_line_ <= kMaxEstimateGap)
       row.est_ts_us = last_ts_;
   }
   pending_.clear();
 }
 
-void ScanRuntimeLines(const IndexReader& index, const std::vector<FileRow>& files,
-                      RuntimeFacts& facts) {
-  for (const FileRow& file : files) {
+namespace {
+
+// One file's scanner and what it found (kills, xids, pids, asserts, span);
+// the rows' estimated times go straight into the scan's rows (each file
+// owns its own range of them).
+class RuntimeFileLines : public FileLineConsumer {
+ public:
+  RuntimeFileLines(bool is_log, bool want_asserts, std::vector<FailureRow>& rows,
+                   std::vector<size_t> wanted)
+      : scanner_(std::make_unique<FileScanner>(is_log, want_asserts, rows, found)) {
+    scanner_->SetWanted(std::move(wanted));
+  }
+  void Line(const LineRecord& rec) override { scanner_->Add(rec); }
+  void Finish() override {
+    scanner_->Finish();
+    scanner_.reset();
+  }
+  // Estimated times are already in the rows; nothing else to merge.
+  bool Empty() const override {
+    return found.kills.empty() && found.xids.empty() && found.pids.empty() &&
+           found.asserts.empty() && found.run_first_us == kNoTimestamp &&
+           found.run_last_us == kNoTimestamp;
+  }
+
+  RuntimeFacts found;
+
+ private:
+  std::unique_ptr<FileScanner> scanner_;
+};
+
+template <class T>
+void Append(std::vector<T>& to, std::vector<T>& from, size_t cap) {
+  for (T& v : from) {
+    if (to.size() >= cap) break;
+    to.push_back(std::move(v));
+  }
+}
+
+}  // namespace
+
+RuntimeLineScan::RuntimeLineScan(RuntimeFacts facts) : facts_(std::move(facts)) {}
+
+std::unique_ptr<FileLineConsumer> RuntimeLineScan::ForFile(const FileRow& file) const {
+  if (!ScannedKind(file.kind) || file.entry_type != "file" || file.line_count <= 0) return nullptr;
+  std::vector<size_t> wanted;
+  bool asserts = false;
+  // Rows are in file order: this file's are one range.
+  const auto first =
+      std::lower_bound(facts_.rows.begin(), facts_.rows.end(), file.id,
+                       [](const FailureRow& r, int64_t id) { return r.file_id < id; });
+  for (size_t i = static_cast<size_t>(first - facts_.rows.begin()); i < facts_.rows.size(); ++i) {
+    const FailureRow& r = facts_.rows[i];
+    if (r.file_id != file.id) break;
+    if (r.ts_us == kNoTimestamp) wanted.push_back(i);
+    asserts = asserts || ClassifyCudaText(r.detail) == CudaFault::kDeviceAssert;
+  }
+  return std::make_unique<RuntimeFileLines>(file.kind == "log", asserts, facts_.rows,
+                                            std::move(wanted));
+}
+
+void RuntimeLineScan::MergeInto(const std::vector<FileRow>& files) {
+  RuntimeFacts& facts = facts_;
+  for (size_t i = 0; i < files.size() && i < consumers.size(); ++i) {
+    const FileRow& file = files[i];
     if (!ScannedKind(file.kind) || file.entry_type != "file" || file.line_count <= 0) continue;
-    std::vector<size_t> wanted;
-    bool asserts = false;
-    // Rows are in file order: this file's are one range.
-    const auto first =
-        std::lower_bound(facts.rows.begin(), facts.rows.end(), file.id,
-                         [](const FailureRow& r, int64_t id) { return r.file_id < id; });
-    for (size_t i = static_cast<size_t>(first - facts.rows.begin()); i < facts.rows.size(); ++i) {
-      const FailureRow& r = facts.rows[i];
-      if (r.file_id != file.id) break;
-      if (r.ts_us == kNoTimestamp) wanted.push_back(i);
-      asserts = asserts || ClassifyCudaText(r.detail) == CudaFault::kDeviceAssert;
-    }
-    FileScanner scanner(file.kind == "log", asserts, facts);
-    scanner.SetWanted(std::move(wanted));
-    index.ScanLines(file.id, [&](const LineRecord& rec) {
-      scanner.Add(rec);
-      return true;
-    });
-    scanner.Finish();
     if (file.kind != "log" && IsKernelLogName(file.path) && file.host) {
       if (std::find(facts.kernel_log_hosts.begin(), facts.kernel_log_hosts.end(), *file.host) ==
           facts.kernel_log_hosts.end()) {
         facts.kernel_log_hosts.push_back(*file.host);
       }
     }
+    auto* file_lines = static_cast<RuntimeFileLines*>(consumers[i].get());
+    if (!file_lines) continue;
+    RuntimeFacts& found = file_lines->found;
+    Append(facts.kills, found.kills, SIZE_MAX);
+    Append(facts.xids, found.xids, SIZE_MAX);
+    Append(facts.pids, found.pids, kMaxPidOwners);
+    Append(facts.asserts, found.asserts, SIZE_MAX);
+    if (found.run_first_us != kNoTimestamp &&
+        (facts.run_first_us == kNoTimestamp || found.run_first_us < facts.run_first_us))
+      facts.run_first_us = found.run_first_us;
+    if (found.run_last_us != kNoTimestamp &&
+        (facts.run_last_us == kNoTimestamp || found.run_last_us > facts.run_last_us))
+      facts.run_last_us = found.run_last_us;
   }
 }
 

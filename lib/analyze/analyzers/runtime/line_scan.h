@@ -7,21 +7,35 @@
 // device-side assert) and the time span of the logs.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "analyze/analyzers/runtime/runtime_inputs.h"
+#include "analyze/line_pass.h"
 #include "index/index_reader.h"
 
 namespace casefile::runtime {
 
-// Needs facts.rows loaded (LoadFailureRows); fills est_ts_us in them and
-// facts.kills, xids, pids, asserts, kernel_log_hosts, run_first_us,
-// run_last_us.
-void ScanRuntimeLines(const IndexReader& index, const std::vector<FileRow>& files,
-                      RuntimeFacts& facts);
+// The scan as a part of the analysis's shared line pass (line_pass.h).
+// Needs facts.rows loaded (LoadFailureRows) before the pass; the pass fills
+// est_ts_us in them, and MergeInto then adds, in file order, facts.kills,
+// xids, pids, asserts, kernel_log_hosts, run_first_us and run_last_us.
+class RuntimeLineScan : public LineScan {
+ public:
+  explicit RuntimeLineScan(RuntimeFacts facts);
+  std::unique_ptr<FileLineConsumer> ForFile(const FileRow& file) const override;
+  // `files`: those the pass ran over (the context's).
+  void MergeInto(const std::vector<FileRow>& files);
+  RuntimeFacts& facts() { return facts_; }
+
+ private:
+  // Mutable because each file's consumer writes est_ts_us into that file's
+  // rows (a range no other file's consumer touches) during the pass.
+  mutable RuntimeFacts facts_;
+};
 
 // The pieces of the scan, for tests: one file's lines in order.
 class FileScanner {
@@ -29,6 +43,9 @@ class FileScanner {
   // is_log: the file is of kind log (pids of ranks and the run's span come
   // from logs only); want_asserts: look for assertion lines.
   FileScanner(bool is_log, bool want_asserts, RuntimeFacts& facts);
+  // The same with the failure rows apart: est_ts_us goes into `rows`, the
+  // rest into `out`.
+  FileScanner(bool is_log, bool want_asserts, std::vector<FailureRow>& rows, RuntimeFacts& out);
   // `wanted`: indexes into facts.rows of this file's unstamped rows, in
   // line order.
   void SetWanted(std::vector<size_t> wanted) { wanted_ = std::move(wanted); }
@@ -41,6 +58,7 @@ class FileScanner {
 
   bool is_log_;
   bool want_asserts_;
+  std::vector<FailureRow>& rows_;
   RuntimeFacts& facts_;
   std::vector<size_t> wanted_;
   size_t next_wanted_ = 0;

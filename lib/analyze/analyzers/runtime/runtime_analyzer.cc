@@ -24,10 +24,18 @@ class RuntimeAnalyzer : public Analyzer {
   }
   bool RunsOnAnyThread() const override { return true; }
 
-  void Run(AnalysisContext& ctx) const override {
+  // The failure rows are loaded first: the line scan estimates the time of
+  // those logged without one from the lines around them.
+  std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext& ctx) const override {
     runtime::RuntimeFacts facts;
     runtime::LoadFailureRows(ctx.index(), ctx.files(), facts);
-    runtime::ScanRuntimeLines(ctx.index(), ctx.files(), facts);
+    return std::make_unique<runtime::RuntimeLineScan>(std::move(facts));
+  }
+
+  void Run(AnalysisContext& ctx) const override {
+    const auto scan = FilledLineScan<runtime::RuntimeLineScan>(ctx, *this);
+    scan->MergeInto(ctx.files());
+    runtime::RuntimeFacts& facts = scan->facts();
     facts.ranks = &ctx.rank_hosts();
     // Rows under torchrun's "[defaultN]:" name only their local rank.
     for (runtime::FailureRow& row : facts.rows) {

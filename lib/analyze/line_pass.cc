@@ -1,0 +1,105 @@
+#include "analyze/line_pass.h"
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "analyze/analyzer.h"
+#include "common/error.h"
+
+namespace casefile {
+
+void RunLinePass(const std::vector<FileRow>& files, const std::vector<LineScan*>& scans,
+                 const std::vector<const IndexReader*>& readers) {
+  for (LineScan* s : scans) {
+    s->consumers.clear();
+    s->consumers.resize(files.size());
+    s->error = nullptr;
+  }
+  if (scans.empty() || readers.empty()) return;
+  std::mutex error_mu;  // guards LineScan::error and error_file
+  // The file of each scan's error, so that the first in file order is kept
+  // whichever thread met it first.
+  std::vector<size_t> error_file(scans.size(), SIZE_MAX);
+  auto record = [&](size_t k, size_t i, std::exception_ptr e) {
+    const std::lock_guard<std::mutex> lock(error_mu);
+    scans[k]->consumers[i].reset();  // half a file's lines are never merged
+    if (i < error_file[k]) {
+      error_file[k] = i;
+      scans[k]->error = std::move(e);
+    }
+  };
+  std::atomic<size_t> next{0};
+  auto work = [&](const IndexReader& reader) {
+    std::vector<FileLineConsumer*> live;  // null once its scan failed on this file
+    std::vector<size_t> which;            // the scan of each
+    for (size_t i = next++; i < files.size(); i = next++) {
+      const FileRow& file = files[i];
+      live.clear();
+      which.clear();
+      for (size_t k = 0; k < scans.size(); ++k) {
+        try {
+          if (auto c = scans[k]->ForFile(file)) {
+            live.push_back(c.get());
+            which.push_back(k);
+            scans[k]->consumers[i] = std::move(c);
+          }
+        } catch (...) {
+          record(k, i, std::current_exception());
+        }
+      }
+      if (live.empty()) continue;
+      // A consumer that throws fails its own scan only; the lines still go
+      // to the others.
+      auto each = [&](auto&& call) {
+        for (size_t c = 0; c < live.size(); ++c) {
+          if (!live[c]) continue;
+          try {
+            call(*live[c]);
+          } catch (...) {
+            live[c] = nullptr;
+            record(which[c], i, std::current_exception());
+          }
+        }
+      };
+      try {
+        reader.ScanLines(file.id, [&](const LineRecord& rec) {
+          each([&](FileLineConsumer& c) { c.Line(rec); });
+          return true;
+        });
+        each([](FileLineConsumer& c) { c.Finish(); });
+        for (size_t c = 0; c < live.size(); ++c) {
+          if (live[c] && live[c]->Empty()) scans[which[c]]->consumers[i].reset();
+        }
+      } catch (...) {
+        // The file could not be read: every scan still reading it fails, as
+        // its analyzer would have failed reading the file alone.
+        for (size_t c = 0; c < live.size(); ++c) {
+          if (live[c]) record(which[c], i, std::current_exception());
+        }
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < readers.size(); ++t) workers.emplace_back(work, std::cref(*readers[t]));
+  work(*readers[0]);
+  for (std::thread& t : workers) t.join();
+}
+
+std::unique_ptr<LineScan> TakeFilledLineScan(AnalysisContext& ctx, const Analyzer& analyzer) {
+  std::unique_ptr<LineScan> scan = ctx.TakeLineScan();
+  if (!scan) {
+    scan = analyzer.MakeLineScan(ctx);
+    if (!scan) {
+      throw Error(ErrorCode::kInternal,
+                  "analyzer '" + analyzer.info().name + "' reads lines but made no line scan");
+    }
+    RunLinePass(ctx.files(), {scan.get()}, {&ctx.index()});
+  }
+  if (scan->error) std::rethrow_exception(scan->error);
+  return scan;
+}
+
+}  // namespace casefile

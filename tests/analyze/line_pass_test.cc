@@ -1,0 +1,225 @@
+// The shared line pass (analyze/line_pass.h): each scan sees, for each file
+// it asked for, every line once and in order, whatever the number of
+// threads; a file that cannot be read fails only the scans that read it; and
+// an analyzer gets the same findings from the runner's shared pass as from a
+// pass of its own.
+#include "analyze/line_pass.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analyze/analyzer.h"
+#include "analyze/runner.h"
+#include "common/error.h"
+#include "index/index_writer.h"
+#include "test_util.h"
+
+namespace casefile {
+namespace {
+
+// Files a.log (3 lines), b.log (2,500 lines: several blocks), c.cfg (2
+// lines, kind config), d.log (no lines).
+std::string WriteIndex(const test::TempDir& tmp) {
+  const std::string db = tmp.Join("i.db");
+  IndexWriter w(db);
+  BundleRow b;
+  b.name = "bundle";
+  b.status = "complete";
+  const int64_t bid = w.AddBundle(b);
+  auto add = [&](const char* path, const char* kind, int lines) {
+    FileRow f;
+    f.bundle_id = bid;
+    f.path = path;
+    f.kind = kind;
+    f.entry_type = "file";
+    f.line_count = lines;
+    const int64_t fid = w.AddFile(f);
+    for (int i = 1; i <= lines; ++i) {
+      LineRecord l;
+      l.file_id = fid;
+      l.line_no = i;
+      const std::string text = std::string(path) + " line " + std::to_string(i);
+      l.text = text;
+      w.AddLine(l);
+    }
+    w.EndFileLines(fid);
+  };
+  add("logs/a.log", "log", 3);
+  add("logs/b.log", "log", 2500);
+  add("conf/c.cfg", "config", 2);
+  add("logs/d.log", "log", 0);
+  w.Commit();
+  return db;
+}
+
+// Records the lines of one file; throws at line `throw_at` when set.
+class Recorder : public FileLineConsumer {
+ public:
+  explicit Recorder(int64_t throw_at) : throw_at_(throw_at) {}
+  void Line(const LineRecord& rec) override {
+    if (rec.line_no == throw_at_) throw Error(ErrorCode::kCorrupt, "cannot read line 7");
+    lines.push_back(rec.line_no);
+    texts.emplace_back(rec.text);
+  }
+  void Finish() override { ++finished; }
+  std::vector<int64_t> lines;
+  std::vector<std::string> texts;
+  int finished = 0;
+
+ private:
+  int64_t throw_at_;
+};
+
+// Reads the files whose kind is `kind`; its consumers throw at line 7 of
+// files whose path holds `throw_in` (when not empty).
+class KindScan : public LineScan {
+ public:
+  KindScan(std::string kind, std::string throw_in = "")
+      : kind_(std::move(kind)), throw_in_(std::move(throw_in)) {}
+  std::unique_ptr<FileLineConsumer> ForFile(const FileRow& file) const override {
+    if (file.kind != kind_) return nullptr;
+    const bool fail = !throw_in_.empty() && file.path.find(throw_in_) != std::string::npos;
+    return std::make_unique<Recorder>(fail ? 7 : -1);
+  }
+
+ private:
+  std::string kind_;
+  std::string throw_in_;
+};
+
+const Recorder* At(const LineScan& scan, size_t i) {
+  return static_cast<const Recorder*>(scan.consumers.at(i).get());
+}
+
+void ExpectWholeFile(const Recorder* r, const FileRow& file) {
+  ASSERT_NE(r, nullptr) << file.path;
+  ASSERT_EQ(r->lines.size(), static_cast<size_t>(file.line_count)) << file.path;
+  for (size_t k = 0; k < r->lines.size(); ++k) {
+    ASSERT_EQ(r->lines[k], static_cast<int64_t>(k + 1)) << file.path;
+    ASSERT_EQ(r->texts[k], file.path + " line " + std::to_string(k + 1));
+  }
+  EXPECT_EQ(r->finished, 1) << file.path;
+}
+
+TEST(LinePass, EachScanSeesEveryLineOfItsFilesOnceInOrderOnAnyThreadCount) {
+  test::TempDir tmp;
+  const std::string db = WriteIndex(tmp);
+  auto index = IndexReader::Open(db);
+  auto second = IndexReader::Open(db);
+  const std::vector<FileRow> files = index->Files();
+  ASSERT_EQ(files.size(), 4u);
+  for (const std::vector<const IndexReader*>& readers :
+       {std::vector<const IndexReader*>{index.get()},
+        std::vector<const IndexReader*>{index.get(), second.get()}}) {
+    KindScan logs("log"), configs("config");
+    RunLinePass(files, {&logs, &configs}, readers);
+    ASSERT_EQ(logs.consumers.size(), files.size());
+    ASSERT_EQ(configs.consumers.size(), files.size());
+    EXPECT_FALSE(logs.error);
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (files[i].kind == "log") {
+        ExpectWholeFile(At(logs, i), files[i]);
+        EXPECT_EQ(At(configs, i), nullptr);
+      } else {
+        ExpectWholeFile(At(configs, i), files[i]);
+        EXPECT_EQ(At(logs, i), nullptr);
+      }
+    }
+  }
+}
+
+TEST(LinePass, AConsumerThatThrowsFailsItsOwnScanOnly) {
+  test::TempDir tmp;
+  const std::string db = WriteIndex(tmp);
+  auto index = IndexReader::Open(db);
+  auto second = IndexReader::Open(db);
+  const std::vector<FileRow> files = index->Files();
+  KindScan failing("log", "b.log"), logs("log"), configs("config");
+  RunLinePass(files, {&failing, &logs, &configs}, {index.get(), second.get()});
+  ASSERT_TRUE(failing.error);
+  try {
+    std::rethrow_exception(failing.error);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kCorrupt);
+    EXPECT_STREQ(e.what(), "cannot read line 7");
+  }
+  EXPECT_FALSE(configs.error);
+  EXPECT_FALSE(logs.error);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].kind == "log") ExpectWholeFile(At(logs, i), files[i]);
+    if (files[i].path == "logs/b.log") {
+      EXPECT_EQ(At(failing, i), nullptr);  // its half-read consumer is dropped
+    } else if (files[i].kind == "log") {
+      ExpectWholeFile(At(failing, i), files[i]);
+    } else {
+      ExpectWholeFile(At(configs, i), files[i]);
+    }
+  }
+}
+
+// An analyzer over the shared pass: one finding per log file, citing its
+// last line and the number of lines seen.
+class CountingAnalyzer : public Analyzer {
+ public:
+  explicit CountingAnalyzer(std::string throw_in = "") : throw_in_(std::move(throw_in)) {
+    info_.name = throw_in_.empty() ? "counting" : "failing";
+    info_.version = "1";
+    info_.needed_kinds = {"log"};
+  }
+  const AnalyzerInfo& info() const override { return info_; }
+  bool RunsOnAnyThread() const override { return true; }
+  std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext&) const override {
+    return std::make_unique<KindScan>("log", throw_in_);
+  }
+  void Run(AnalysisContext& ctx) const override {
+    const auto scan = FilledLineScan<KindScan>(ctx, *this);
+    for (size_t i = 0; i < ctx.files().size(); ++i) {
+      const Recorder* r = At(*scan, i);
+      if (!r || r->lines.empty()) continue;
+      Finding f;
+      f.code = info_.name + ".lines";
+      f.severity = Severity::kInfo;
+      f.summary = ctx.files()[i].path + ": " + std::to_string(r->lines.size()) + " lines";
+      f.evidence.push_back(ctx.MakeEvidence(ctx.files()[i].id, r->lines.back(), r->texts.back()));
+      ctx.Emit(std::move(f));
+    }
+  }
+
+ private:
+  AnalyzerInfo info_;
+  std::string throw_in_;
+};
+
+TEST(LinePass, TheRunnersSharedPassGivesWhatAPassOfItsOwnGives) {
+  test::TempDir tmp;
+  const std::string db = WriteIndex(tmp);
+  auto index = IndexReader::Open(db);
+  // Alone: Run makes and fills its own scan.
+  CountingAnalyzer alone;
+  AnalysisContext ctx(*index);
+  alone.Run(ctx);
+  const std::vector<Finding> own = ctx.TakeFindings();
+  ASSERT_EQ(own.size(), 2u);  // a.log and b.log; d.log has no lines
+
+  AnalyzerList list{std::make_shared<CountingAnalyzer>(),
+                    std::make_shared<CountingAnalyzer>("b.log")};
+  const AnalysisResult r = RunAnalyzers(
+      *index, {}, list, [&] { return IndexReader::Open(db); }, 2);
+  ASSERT_EQ(r.analyzers.size(), 2u);
+  EXPECT_EQ(r.analyzers[0].status, "ran") << r.analyzers[0].reason;
+  EXPECT_EQ(r.analyzers[1].status, "failed");
+  EXPECT_EQ(r.analyzers[1].reason, "cannot read line 7");
+  ASSERT_EQ(r.findings.size(), own.size());
+  for (size_t i = 0; i < own.size(); ++i) {
+    EXPECT_EQ(r.findings[i].summary, own[i].summary);
+    ASSERT_EQ(r.findings[i].evidence.size(), 1u);
+    EXPECT_EQ(r.findings[i].evidence[0].line, own[i].evidence[0].line);
+    EXPECT_EQ(r.findings[i].evidence[0].text, own[i].evidence[0].text);
+  }
+  EXPECT_EQ(r.findings[1].summary, "logs/b.log: 2500 lines");
+}
+
+}  // namespace
+}  // namespace casefile
