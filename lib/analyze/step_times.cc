@@ -47,35 +47,36 @@ void ForEachStoredStepTime(const IndexReader& index, const std::vector<int64_t>*
   StoredStepSeries series;
   uint32_t series_index = 0;
   bool open = false;
-  index.Query("SELECT file_id, host, rank, form, first_line, points FROM metric_chunks WHERE " +
-                  where + " ORDER BY file_id, host, rank, form, first_line",
-              [&](const QueryRow& r) {
-                const auto& v = r.values;
-                const int64_t file_id = IntOf(v[0]).value_or(0);
-                auto row_key = std::make_tuple(file_id, v[1], v[2], TextOf(v[3]));
-                if (!open || row_key != key) {
-                  if (open) ++series_index;
-                  series.file_id = file_id;
-                  series.host = v[1];
-                  series.rank = IntOf(v[2]);
-                  series.form = TextOf(v[3]);
-                  key = std::move(row_key);
-                  open = true;
-                }
-                const int64_t first_line = IntOf(v[4]).value_or(0);
-                bool go_on = true;
-                const bool ok = numeric::DecodeMetricPoints(
-                    TextOf(v[5]), first_line, [&](const numeric::MetricPoint& p) {
-                      if (go_on) go_on = fn(series_index, series, p.line_no, p.step, p.value.value);
-                    });
-                if (!ok) {
-                  throw Error(ErrorCode::kCorrupt,
-                              "metric_chunks: malformed step_time points for file " +
-                                  std::to_string(file_id) + " at line " +
-                                  std::to_string(first_line));
-                }
-                return go_on;
-              });
+  index.Query(
+      "SELECT file_id, host, rank, form, first_line, casefile_points(points) FROM metric_chunks "
+      "WHERE " +
+          where + " ORDER BY file_id, host, rank, form, first_line",
+      [&](const QueryRow& r) {
+        const auto& v = r.values;
+        const int64_t file_id = IntOf(v[0]).value_or(0);
+        auto row_key = std::make_tuple(file_id, v[1], v[2], TextOf(v[3]));
+        if (!open || row_key != key) {
+          if (open) ++series_index;
+          series.file_id = file_id;
+          series.host = v[1];
+          series.rank = IntOf(v[2]);
+          series.form = TextOf(v[3]);
+          key = std::move(row_key);
+          open = true;
+        }
+        const int64_t first_line = IntOf(v[4]).value_or(0);
+        bool go_on = true;
+        const bool ok = numeric::DecodeMetricPoints(
+            TextOf(v[5]), first_line, [&](const numeric::MetricPoint& p) {
+              if (go_on) go_on = fn(series_index, series, p.line_no, p.step, p.value.value);
+            });
+        if (!ok) {
+          throw Error(ErrorCode::kCorrupt, "metric_chunks: malformed step_time points for file " +
+                                               std::to_string(file_id) + " at line " +
+                                               std::to_string(first_line));
+        }
+        return go_on;
+      });
 }
 
 StoredStepTimes LoadStoredStepTimes(const IndexReader& index, size_t max_rows,

@@ -103,7 +103,8 @@ MetricByStep LoadMetric(const DiffSide& side, const std::string& name) {
     series.clear();
   };
   side.index->Query(
-      "SELECT file_id, host, rank, form, first_line, points FROM metric_chunks WHERE name = '" +
+      "SELECT file_id, host, rank, form, first_line, casefile_points(points) FROM metric_chunks "
+      "WHERE name = '" +
           quoted + "' ORDER BY file_id, host, rank, form, first_line",
       [&](const QueryRow& r) {
         const auto& v = r.values;

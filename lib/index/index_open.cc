@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "index/index_reader.h"
 #include "index/lines_vtab.h"
+#include "index/metric_points_codec.h"
 #include "index/sqlite_temp_vfs.h"
 #include "index/sqlite_util.h"
 
@@ -93,6 +94,7 @@ sqlite3* OpenIndexConnection(const std::string& path, bool writable) {
     if (!temp_beside) Exec(db, "PRAGMA temp_store=MEMORY");
     Validate(db, path);
     RegisterLinesModule(db);
+    RegisterMetricPointsFunction(db);
   } catch (...) {
     sqlite3_close_v2(db);
     throw;

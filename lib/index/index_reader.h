@@ -20,7 +20,7 @@ struct sqlite3;
 namespace casefile {
 
 // Schema version written to PRAGMA user_version; bump on any schema change.
-inline constexpr int kIndexSchemaVersion = 7;
+inline constexpr int kIndexSchemaVersion = 8;
 
 // One result row of a query: column values as text, nullopt for SQL NULL.
 struct QueryRow {

@@ -5,6 +5,7 @@
 
 #include "index/index_reader.h"
 #include "index/lines_vtab.h"
+#include "index/metric_points_codec.h"
 #include "index/schema.h"
 #include "index/sqlite_temp_vfs.h"
 
@@ -30,6 +31,7 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
          "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
          "PRAGMA cache_size=-16384; BEGIN");
     RegisterLinesModule(db_);
+    RegisterMetricPointsFunction(db_);
     for (const std::string& sql : SchemaStatements()) Exec(db_, sql.c_str());
     add_bundle_ = Statement(db_,
                             "INSERT INTO bundles (id, name, path, identity, format, status, error, "
@@ -299,7 +301,8 @@ void IndexStore::Insert(const MetricChunkRow& r) {
   s.Bind(9, r.nonfinite_count);
   s.Bind(10, r.min_value);
   s.Bind(11, r.max_value);
-  s.Bind(12, r.points);
+  const std::string_view frame = points_.Compress(r.points);
+  s.BindBlobStatic(12, frame.data(), frame.size());
   s.Run();
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "index/block_compressor.h"
+#include "index/metric_points_codec.h"
 #include "index/sqlite_util.h"
 #include "index/write_ops.h"
 
@@ -65,6 +66,7 @@ class IndexStore {
   Statement add_bundle_, update_bundle_, add_file_, update_file_, set_meta_, meta_default_;
   Statement process_name_, thread_name_, trace_event_, hlo_module_, config_, ingest_issue_;
   Statement numeric_frame_, metric_chunk_, dist_event_, fr_entry_, fr_group_, version_;
+  MetricPointsCompressor points_;  // metric_chunks.points (metric_points_codec.h)
   Statement nccl_rank_, trace_stat_, net_link_, net_size_, net_timeline_, trace_mark_;
   Statement template_signature_, template_;
   Statement block_;

@@ -129,7 +129,8 @@ struct NumericFrameRow {
 };
 
 // Consecutive values of one metric series (one file, host, rank, metric
-// name and log form), points encoded as JSON text (see docs/SCHEMA.md).
+// name and log form), points encoded as JSON text (see docs/SCHEMA.md),
+// stored compressed (index/metric_points_codec.h).
 struct MetricChunkRow {
   int64_t file_id = 0;
   std::string name;  // "loss", "grad_norm", "loss_scale.attempted"…

@@ -448,8 +448,9 @@ const std::vector<TableSpec>& IndexTables() {
            {"nonfinite_count", "INTEGER", "NOT NULL", "points whose value is nan, inf or -inf"},
            {"min_value", "REAL", "", "smallest finite value; NULL when none"},
            {"max_value", "REAL", "", "largest finite value; NULL when none"},
-           {"points", "TEXT", "NOT NULL",
-            "JSON array, one [line delta, step delta, \"value\"] per point in line order: "
+           {"points", "BLOB", "NOT NULL",
+            "one zstd frame of a JSON array (read it with casefile_points(points), which "
+            "gives the text), one [line delta, step delta, \"value\"] per point in line order: "
             "the line is first_line plus the line deltas so far (the first is 0); the step is "
             "null when the line names none, else the sum of the step deltas so far (the first "
             "is the step itself); the value is the text as logged, non-finite values spelled "
@@ -694,7 +695,7 @@ const std::vector<ViewSpec>& IndexViews() {
          "CASE json_extract(p.value, '$[2]') WHEN 'nan' THEN NULL WHEN 'inf' THEN 9e999 "
          "WHEN '-inf' THEN -9e999 ELSE CAST(json_extract(p.value, '$[2]') AS REAL) END, "
          "json_extract(p.value, '$[2]'), c.form FROM metric_chunks AS c "
-         "JOIN files AS f ON f.id = c.file_id, json_each(c.points) AS p "
+         "JOIN files AS f ON f.id = c.file_id, json_each(casefile_points(c.points)) AS p "
          "WINDOW w AS (PARTITION BY c.file_id, c.name, c.form, c.first_line ORDER BY p.key "
          "ROWS UNBOUNDED PRECEDING)"},
         {"step_times",

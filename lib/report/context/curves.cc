@@ -191,7 +191,8 @@ void LoadCurves(const IndexFacts& facts, const std::vector<Finding>& findings, R
   facts.index->Query(
       "SELECT " + std::string(kCurveName) +
           ", coalesce(c.host, f.host), coalesce(c.rank, f.rank), c.form, c.first_line, "
-          "c.points FROM metric_chunks AS c JOIN files AS f ON f.id = c.file_id WHERE " +
+          "casefile_points(c.points) FROM metric_chunks AS c JOIN files AS f ON f.id = c.file_id "
+          "WHERE " +
           kCurveNames + " ORDER BY c.file_id, c.first_line",
       [&](const QueryRow& row) {
         const SeriesKey key{CellText(row, 0), CellOpt(row, 1).value_or(""),

@@ -136,7 +136,8 @@ void ScanMetricGroups(const IndexReader& index, const std::vector<FileRow>& file
   std::tuple<int64_t, Value, Value, std::string> key;
   bool open = false;
   index.Query(
-      "SELECT file_id, host, rank, form, name, first_line, points FROM metric_chunks "
+      "SELECT file_id, host, rank, form, name, first_line, casefile_points(points) FROM "
+      "metric_chunks "
       "ORDER BY file_id, host, rank, form, name, first_line",
       [&](const QueryRow& r) {
         const auto& v = r.values;
