@@ -7,10 +7,12 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "index/like_filter.h"
 #include "index/line_block.h"
 #include "index/schema.h"
 #include "index/sqlite_util.h"
@@ -46,6 +48,10 @@ constexpr int kSlotOps[] = {SQLITE_INDEX_CONSTRAINT_EQ, SQLITE_INDEX_CONSTRAINT_
                             SQLITE_INDEX_CONSTRAINT_LE};
 constexpr int kOpsPerColumn = 5;
 constexpr int kSlotCount = 3 * kOpsPerColumn;
+// idxNum bits past the slots: a LIKE on text or on message, whose pattern
+// comes after the slots' values (like_filter.h).
+constexpr int kLikeText = 1 << 16;
+constexpr int kLikeMessage = 1 << 17;
 
 int SlotOf(int column, int op) {
   for (int c = 0; c < 3; ++c) {
@@ -175,6 +181,8 @@ struct LinesCursor {
   int64_t first_line = 0;
   size_t idx = 0;
   Range files, line_nos, ts;
+  std::optional<LikeFilter> like;  // lines that cannot match are skipped
+  bool like_message = false;       // the LIKE reads message, not text
 
   int64_t LineNo() const { return first_line + static_cast<int64_t>(idx); }
 };
@@ -301,6 +309,16 @@ int BestIndex(sqlite3_vtab*, sqlite3_index_info* info) {
     info->aConstraintUsage[slot_constraint[s]].omit = 0;
   }
   auto has = [&](int column, int op) { return (mask >> SlotOf(column, op)) & 1; };
+  // One LIKE on text or message, checked again by SQLite (omit stays 0).
+  int like_mask = 0;
+  for (int i = 0; i < info->nConstraint && like_mask == 0; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (!c.usable || c.op != SQLITE_INDEX_CONSTRAINT_LIKE) continue;
+    if (c.iColumn != kColText && c.iColumn != kColMessage) continue;
+    like_mask = c.iColumn == kColText ? kLikeText : kLikeMessage;
+    info->aConstraintUsage[i].argvIndex = ++argv;
+    info->aConstraintUsage[i].omit = 0;
+  }
   auto bounded = [&](int column, bool low) {
     return low ? has(column, SQLITE_INDEX_CONSTRAINT_GT) || has(column, SQLITE_INDEX_CONSTRAINT_GE)
                : has(column, SQLITE_INDEX_CONSTRAINT_LT) || has(column, SQLITE_INDEX_CONSTRAINT_LE);
@@ -329,8 +347,9 @@ int BestIndex(sqlite3_vtab*, sqlite3_index_info* info) {
   } else if (bounded(kColTsUs, true) || bounded(kColTsUs, false)) {
     rows /= 3;
   }
+  if (like_mask) rows /= 2;  // still every block decoded, fewer rows out
   if (rows < 1) rows = 1;
-  info->idxNum = mask;
+  info->idxNum = mask | like_mask;
   info->estimatedRows = static_cast<sqlite3_int64>(rows);
   info->estimatedCost = rows;
   if (file_eq && line_eq) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
@@ -388,6 +407,13 @@ void Seek(LinesCursor& c) {
           int64_t ts = c.block.line(c.idx).ts_us;
           if (ts == kNoTimestamp || ts < c.ts.lo || ts > c.ts.hi) continue;
         }
+        if (c.like) {
+          std::string_view text = c.block.Text(c.idx);
+          if (c.like_message) {
+            text = text.substr(std::min<size_t>(c.block.line(c.idx).msg_start, text.size()));
+          }
+          if (!c.like->MayMatch(text)) continue;
+        }
         return;
       }
     }
@@ -429,6 +455,8 @@ int Filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
     c.files = Range();
     c.line_nos = Range();
     c.ts = Range();
+    c.like.reset();
+    c.like_message = (idx_num & kLikeMessage) != 0;
     c.have_block = false;
     c.eof = false;
     c.active = nullptr;
@@ -440,6 +468,18 @@ int Filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
       }
       Range& range = s < kOpsPerColumn ? c.files : s < 2 * kOpsPerColumn ? c.line_nos : c.ts;
       range.Apply(kSlotOps[s % kOpsPerColumn], argv[arg++]);
+    }
+    if (idx_num & (kLikeText | kLikeMessage)) {
+      if (arg >= argc) {
+        throw Error(ErrorCode::kInternal, "casefile_lines: missing LIKE pattern");
+      }
+      // A NULL pattern matches nothing, which SQLite decides on its own.
+      if (const unsigned char* p = sqlite3_value_text(argv[arg])) {
+        LikeFilter f(std::string_view(reinterpret_cast<const char*>(p),
+                                      static_cast<size_t>(sqlite3_value_bytes(argv[arg]))));
+        if (f.filters()) c.like = std::move(f);
+      }
+      ++arg;
     }
     if (c.files.Empty() || c.line_nos.Empty() || c.ts.Empty()) {
       c.eof = true;
