@@ -5,7 +5,8 @@
 // SQLite's json_each and a running sum can list them (the `metrics` view)
 // while the index holds one row per chunk instead of one per value: a row
 // per value costs more than the rest of ingest on logs that print a loss on
-// every step.
+// every step. The index stores the text compressed; SQL reads it back as
+// casefile_points(points) (index/metric_points_codec.h).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +54,8 @@ struct MetricPoint {
   MetricValue value;  // text points into the decoded string
 };
 
-// Calls `cb` for each point of `points` (a metric_chunks.points value) in
+// Calls `cb` for each point of `points` (the text of a metric_chunks.points
+// value, as casefile_points() gives it) in
 // order. Returns false, after the points before it, at the first thing that
 // is not a point as MetricChunkBuilder writes it.
 bool DecodeMetricPoints(std::string_view points, int64_t first_line,

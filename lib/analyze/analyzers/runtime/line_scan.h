@@ -1,7 +1,8 @@
-// The one pass of the runtime analyzer over lines. Kernel messages are not
+// The runtime analyzer's part of the shared line pass (analyze/line_pass.h):
+// what it reads from every line of a file. Kernel messages are not
 // in any table filled at ingest, so the lines of files of kind log, sysinfo
 // and other are scanned with MayBeKernelEvent as a literal prefilter; the
-// same pass notes, at no further decoding cost, which PID each rank's lines
+// same scan notes, at no further decoding cost, which PID each rank's lines
 // carry, the time of the nearest stamped line before each unstamped failure
 // row, device-side assertion lines (only in files that reported a
 // device-side assert) and the time span of the logs.
