@@ -39,6 +39,20 @@ inline bool AnyOfFourBytes(std::string_view s, char a, char b, char c, char d, H
       bits &= bits - 1;
     }
   }
+  if (i < n && n >= 16) {
+    // The tail: the last 16 bytes, less those already seen. A byte loop
+    // here was a fifth of the time on lines of a hundred bytes.
+    const size_t start = n - 16;
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + start));
+    const __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
+    uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(m)) & (0xFFFFu << (i - start));
+    while (bits != 0) {
+      if (hit(start + static_cast<size_t>(__builtin_ctz(bits)))) return true;
+      bits &= bits - 1;
+    }
+    return false;
+  }
 #endif
   for (; i < n; ++i) {
     const char x = p[i];
