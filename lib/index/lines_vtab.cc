@@ -4,14 +4,17 @@
 
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <new>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
+#include "index/block_read_ahead.h"
 #include "index/like_filter.h"
 #include "index/line_block.h"
 #include "index/schema.h"
@@ -174,7 +177,13 @@ struct LinesCursor {
   std::vector<int64_t> template_of;
   bool templates_loaded = false;
   sqlite3_stmt* active = nullptr;
-  DecodedBlock block;
+  bool statement_done = false;  // `active` has no more rows
+  DecodedBlock block;           // decoded here, while the scan is short
+  // Decoded on a second thread once the scan has read kSyncBlocks blocks
+  // (see block_read_ahead.h); the one in use, when set.
+  std::unique_ptr<BlockReadAhead> read_ahead;
+  std::unique_ptr<DecodedBlock> ahead_block;
+  int64_t blocks_read = 0;  // by this scan (since Filter)
   bool have_block = false;
   bool eof = true;
   int64_t file_id = 0;
@@ -185,7 +194,77 @@ struct LinesCursor {
   bool like_message = false;       // the LIKE reads message, not text
 
   int64_t LineNo() const { return first_line + static_cast<int64_t>(idx); }
+  const DecodedBlock& Block() const { return ahead_block ? *ahead_block : block; }
 };
+
+// Blocks a scan decodes on its own thread before it starts decoding ahead
+// on a second one: a point lookup or a LIMIT reads one or two blocks and
+// should not start a thread.
+constexpr int64_t kSyncBlocks = 2;
+
+bool ReadsAhead(const LinesCursor& c) {
+  static const bool kCores = std::thread::hardware_concurrency() > 1;
+  return kCores && c.blocks_read >= kSyncBlocks;
+}
+
+// Hands the next rows of `active` to the decoder until it holds enough.
+void FeedReadAhead(LinesCursor& c) {
+  if (!c.read_ahead) c.read_ahead = std::make_unique<BlockReadAhead>();
+  while (!c.statement_done && c.read_ahead->HasRoom()) {
+    int rc = sqlite3_step(c.active);
+    if (rc == SQLITE_DONE) {
+      c.statement_done = true;
+      return;
+    }
+    if (rc != SQLITE_ROW) ThrowSqlite(c.table->db, rc, "cannot read line blocks");
+    c.read_ahead->Submit(sqlite3_column_int64(c.active, 0), sqlite3_column_int64(c.active, 1),
+                         sqlite3_column_int64(c.active, 2), sqlite3_column_int64(c.active, 3),
+                         sqlite3_column_blob(c.active, 4),
+                         static_cast<size_t>(sqlite3_column_bytes(c.active, 4)));
+  }
+}
+
+// Loads the next block of `active` into the cursor; false when there is
+// none. Throws for a block that does not decode.
+bool LoadNextBlock(LinesCursor& c) {
+  if (c.ahead_block) c.read_ahead->Recycle(std::move(c.ahead_block));
+  int64_t line_count = 0;
+  if (ReadsAhead(c)) {
+    FeedReadAhead(c);
+    if (c.read_ahead->in_flight() == 0) return false;
+    BlockReadAhead::Decoded d = c.read_ahead->Take();
+    if (d.error) {
+      c.read_ahead->Recycle(std::move(d.block));
+      std::rethrow_exception(d.error);
+    }
+    c.ahead_block = std::move(d.block);
+    c.file_id = d.file_id;
+    c.first_line = d.first_line;
+    line_count = d.line_count;
+    // The decoder works on the next blocks while this one is read.
+    FeedReadAhead(c);
+  } else {
+    if (c.statement_done) return false;
+    int rc = sqlite3_step(c.active);
+    if (rc == SQLITE_DONE) {
+      c.statement_done = true;
+      return false;
+    }
+    if (rc != SQLITE_ROW) ThrowSqlite(c.table->db, rc, "cannot read line blocks");
+    c.file_id = sqlite3_column_int64(c.active, 0);
+    c.first_line = sqlite3_column_int64(c.active, 1);
+    line_count = sqlite3_column_int64(c.active, 2);
+    int64_t raw_bytes = sqlite3_column_int64(c.active, 3);
+    const void* data = sqlite3_column_blob(c.active, 4);
+    int size = sqlite3_column_bytes(c.active, 4);
+    c.block.Decode(data, static_cast<size_t>(size), raw_bytes);
+  }
+  ++c.blocks_read;
+  if (c.Block().size() != static_cast<size_t>(line_count)) {
+    throw Error(ErrorCode::kCorrupt, "corrupt line block in index: line count differs from row");
+  }
+  return true;
+}
 
 // A line stores only what its own wrappers said; a line without a host or a
 // rank takes its file's (files.host/rank), which the manifest may have set
@@ -396,21 +475,21 @@ int Close(sqlite3_vtab_cursor* cur) {
 void Seek(LinesCursor& c) {
   for (;;) {
     if (c.have_block) {
-      for (; c.idx < c.block.size(); ++c.idx) {
+      for (; c.idx < c.Block().size(); ++c.idx) {
         int64_t line_no = c.LineNo();
         if (line_no > c.line_nos.hi) {
-          c.idx = c.block.size();
+          c.idx = c.Block().size();
           break;
         }
         if (line_no < c.line_nos.lo) continue;
         if (c.ts.constrained) {
-          int64_t ts = c.block.line(c.idx).ts_us;
+          int64_t ts = c.Block().line(c.idx).ts_us;
           if (ts == kNoTimestamp || ts < c.ts.lo || ts > c.ts.hi) continue;
         }
         if (c.like) {
-          std::string_view text = c.block.Text(c.idx);
+          std::string_view text = c.Block().Text(c.idx);
           if (c.like_message) {
-            text = text.substr(std::min<size_t>(c.block.line(c.idx).msg_start, text.size()));
+            text = text.substr(std::min<size_t>(c.Block().line(c.idx).msg_start, text.size()));
           }
           if (!c.like->MayMatch(text)) continue;
         }
@@ -418,27 +497,16 @@ void Seek(LinesCursor& c) {
       }
     }
     c.have_block = false;
-    int rc = sqlite3_step(c.active);
-    if (rc == SQLITE_DONE) {
+    if (!LoadNextBlock(c)) {
       c.eof = true;
       return;
-    }
-    if (rc != SQLITE_ROW) ThrowSqlite(c.table->db, rc, "cannot read line blocks");
-    c.file_id = sqlite3_column_int64(c.active, 0);
-    c.first_line = sqlite3_column_int64(c.active, 1);
-    int64_t raw_bytes = sqlite3_column_int64(c.active, 3);
-    const void* data = sqlite3_column_blob(c.active, 4);
-    int size = sqlite3_column_bytes(c.active, 4);
-    c.block.Decode(data, static_cast<size_t>(size), raw_bytes);
-    if (c.block.size() != static_cast<size_t>(sqlite3_column_int64(c.active, 2))) {
-      throw Error(ErrorCode::kCorrupt, "corrupt line block in index: line count differs from row");
     }
     c.have_block = true;
     c.idx = 0;
     if (c.line_nos.lo > c.first_line) {
       c.idx = static_cast<size_t>(std::min<uint64_t>(
           static_cast<uint64_t>(c.line_nos.lo) - static_cast<uint64_t>(c.first_line),
-          c.block.size()));
+          c.Block().size()));
     }
   }
 }
@@ -459,6 +527,13 @@ int Filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
     c.like_message = (idx_num & kLikeMessage) != 0;
     c.have_block = false;
     c.eof = false;
+    // What was decoded ahead for the last scan is not this one's.
+    if (c.read_ahead) {
+      c.read_ahead->Drain();
+      if (c.ahead_block) c.read_ahead->Recycle(std::move(c.ahead_block));
+    }
+    c.statement_done = false;
+    c.blocks_read = 0;
     c.active = nullptr;
     int arg = 0;
     for (int s = 0; s < kSlotCount; ++s) {
@@ -544,7 +619,7 @@ int Eof(sqlite3_vtab_cursor* cur) { return reinterpret_cast<LinesCursor*>(cur)->
 
 int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   auto& c = *reinterpret_cast<LinesCursor*>(cur);
-  const DecodedLine& l = c.block.line(c.idx);
+  const DecodedLine& l = c.Block().line(c.idx);
   switch (col) {
     case kColFileId:
       sqlite3_result_int64(ctx, c.file_id);
@@ -564,7 +639,7 @@ int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       }
       break;
     case kColHost: {
-      std::string_view host = c.block.Host(c.idx);
+      std::string_view host = c.Block().Host(c.idx);
       if (host.empty()) {
         LoadFileAttribution(c);
         host = c.file_host;
@@ -591,7 +666,7 @@ int ColumnValue(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       break;
     case kColText:
     case kColMessage: {
-      std::string_view text = c.block.Text(c.idx);
+      std::string_view text = c.Block().Text(c.idx);
       if (col == kColMessage) text = text.substr(std::min<size_t>(l.msg_start, text.size()));
       sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
       break;
