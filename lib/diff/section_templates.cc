@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <future>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -34,7 +35,8 @@ struct SideTemplates {
   // hash of (level, signature pattern) -> indices into signatures; a hit is
   // checked against the text, so a collision costs a comparison, not a match
   std::unordered_multimap<uint64_t, uint32_t> by_signature;
-  TemplateIndex by_pattern;  // views into `templates`, which no longer moves
+  std::vector<uint64_t> signature_hash;  // LevelPatternHash of each signature
+  TemplateIndex by_pattern;              // views into `templates`, which no longer moves
 };
 
 uint64_t LevelPatternHash(std::string_view level, std::string_view pattern) {
@@ -49,12 +51,14 @@ void Load(const DiffSide& side, SideTemplates& t) {
   const int64_t max_id = t.templates.empty() ? 0 : t.templates.back().id;
   t.members.resize(static_cast<size_t>(max_id) + 1);
   t.by_signature.reserve(t.signatures.size());
+  t.signature_hash.resize(t.signatures.size());
   for (size_t i = 0; i < t.signatures.size(); ++i) {
     const TemplateSignatureRow& s = t.signatures[i];
     if (s.template_id >= 0 && s.template_id <= max_id) {
       t.members[static_cast<size_t>(s.template_id)].push_back(static_cast<uint32_t>(i));
     }
-    t.by_signature.emplace(LevelPatternHash(s.level, s.pattern), static_cast<uint32_t>(i));
+    t.signature_hash[i] = LevelPatternHash(s.level, s.pattern);
+    t.by_signature.emplace(t.signature_hash[i], static_cast<uint32_t>(i));
   }
   for (const TemplateRow& row : t.templates) t.by_pattern.Add(row.id, row.level, row.pattern);
 }
@@ -67,7 +71,7 @@ std::vector<int64_t> Twins(const SideTemplates& self, const TemplateRow& row,
   if (row.id >= 0 && static_cast<size_t>(row.id) < self.members.size()) {
     for (uint32_t i : self.members[static_cast<size_t>(row.id)]) {
       const TemplateSignatureRow& s = self.signatures[i];
-      auto [from, to] = other.by_signature.equal_range(LevelPatternHash(s.level, s.pattern));
+      auto [from, to] = other.by_signature.equal_range(self.signature_hash[i]);
       for (auto it = from; it != to; ++it) {
         const TemplateSignatureRow& o = other.signatures[it->second];
         if (o.level == s.level && o.pattern == s.pattern) twins.push_back(o.template_id);
@@ -140,9 +144,15 @@ DiffItem OneSideItem(const TemplateRow& row, double score, bool bad) {
 
 std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, size_t keep,
                                     TemplateOmitted* omitted) {
+  // Each side is read through its own index reader, and matching only reads
+  // both sides' tables: good is loaded, then matched against bad, on a
+  // second thread (word-salad logs have 10^5 templates a side).
   SideTemplates g, b;
-  Load(good, g);
-  Load(bad, b);
+  {
+    auto good_loaded = std::async(std::launch::async, [&] { Load(good, g); });
+    Load(bad, b);
+    good_loaded.get();
+  }
   const double good_lines = std::max<int64_t>(good.total_lines, 1);
   const double bad_lines = std::max<int64_t>(bad.total_lines, 1);
 
@@ -158,6 +168,11 @@ std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, s
     bool rising = false;
   };
   std::vector<Candidate> fresh, changed, vanished;
+  auto vanished_found = std::async(std::launch::async, [&] {
+    for (const TemplateRow& row : g.templates) {
+      if (Twins(g, row, b).empty()) vanished.push_back({VanishedScore(row), &row});
+    }
+  });
   for (const TemplateRow& row : b.templates) {
     const std::vector<int64_t> twins = Twins(b, row, g);
     if (twins.empty()) {
@@ -182,9 +197,7 @@ std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, s
     c.score = ChangedScore(row, c.rising);
     changed.push_back(c);
   }
-  for (const TemplateRow& row : g.templates) {
-    if (Twins(g, row, b).empty()) vanished.push_back({VanishedScore(row), &row});
-  }
+  vanished_found.get();
   // The order RankItems gives items of one kind: score, then key (pattern).
   auto best = [keep](std::vector<Candidate>& list, int64_t* cut) {
     auto order = [](const Candidate& x, const Candidate& y) {

@@ -37,9 +37,11 @@ class TemplateIndex {
   std::vector<int64_t> Matches(std::string_view level, std::string_view pattern) const;
 
  private:
+  // A pattern's tokens lie in tokens_ (one array for all, not a vector per
+  // pattern: 10^5 allocations a side).
   struct Entry {
     int64_t id;
-    std::vector<std::string_view> tokens;
+    uint32_t first;  // index of its first token in tokens_
   };
   struct Group {
     std::vector<Entry> starred;                                       // patterns holding <*>
@@ -60,8 +62,10 @@ class TemplateIndex {
       return h(k.level) * 31 + h(k.first) * 1000003 + k.count;
     }
   };
+  bool EntryMatches(const std::vector<std::string_view>& query, const Entry& e) const;
   void Search(const Group& g, const std::vector<std::string_view>& tokens, std::string_view pattern,
               bool starred, std::vector<int64_t>& ids) const;
+  std::vector<std::string_view> tokens_;
   std::unordered_map<Key, Group, KeyHash> groups_;
   // (level, count) -> first tokens present, for a query whose first is <*>.
   std::unordered_multimap<std::string, std::string_view> firsts_;
