@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <system_error>
 #include <utility>
 
 namespace casefile {
@@ -47,7 +48,15 @@ void BlockReadAhead::Submit(int64_t file_id, int64_t first_line, int64_t line_co
   }
   ++in_flight_;
   g_blocks_read_ahead.fetch_add(1, std::memory_order_relaxed);
-  if (!worker_.joinable()) worker_ = std::thread([this] { Work(); });
+  if (!worker_.joinable() && !no_worker_) {
+    try {
+      worker_ = std::thread([this] { Work(); });
+    } catch (const std::system_error&) {
+      // No thread to be had (a process at its limit): Take decodes every
+      // block on this thread, as a scan without read-ahead would.
+      no_worker_ = true;
+    }
+  }
   wake_worker_.notify_one();
 }
 

@@ -48,7 +48,9 @@ class BlockReadAhead {
     std::exception_ptr error;
   };
 
-  BlockReadAhead() = default;
+  // `with_worker` false: no thread is started and Take decodes every block
+  // itself (what happens anyway when a thread cannot be created).
+  explicit BlockReadAhead(bool with_worker = true) : no_worker_(!with_worker) {}
   ~BlockReadAhead();
   BlockReadAhead(const BlockReadAhead&) = delete;
   BlockReadAhead& operator=(const BlockReadAhead&) = delete;
@@ -87,6 +89,7 @@ class BlockReadAhead {
   std::condition_variable job_done_;
   std::deque<std::shared_ptr<Job>> jobs_;  // in submission order, until taken
   bool stop_ = false;
+  bool no_worker_ = false;
   std::thread worker_;
   size_t in_flight_ = 0;  // owner thread only
   std::vector<std::unique_ptr<DecodedBlock>> spare_;

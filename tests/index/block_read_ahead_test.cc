@@ -65,6 +65,29 @@ TEST(BlockReadAhead, BlocksComeBackInOrder) {
   EXPECT_EQ(ra.in_flight(), 0u);
 }
 
+TEST(BlockReadAhead, WithoutAWorkerTheCallerDecodes) {
+  BlockReadAhead ra(/*with_worker=*/false);
+  const StoredBlock good1 = MakeBlock(1);
+  StoredBlock bad = MakeBlock(2);
+  bad.data.set_size(bad.data.size() / 2);
+  Submit(ra, good1);
+  Submit(ra, bad);
+  Submit(ra, MakeBlock(3));
+  ExpectBlock(ra, 1);
+  BlockReadAhead::Decoded d = ra.Take();
+  EXPECT_TRUE(d.error);
+  ra.Recycle(std::move(d.block));
+  ExpectBlock(ra, 3);
+  for (int n = 4; n <= 40; ++n) {
+    Submit(ra, MakeBlock(n));
+    if (n % 3 == 0) {
+      while (ra.in_flight() > 0) ExpectBlock(ra, n - static_cast<int>(ra.in_flight()) + 1);
+    }
+  }
+  ra.Drain();
+  EXPECT_EQ(ra.in_flight(), 0u);
+}
+
 TEST(BlockReadAhead, OneAtATime) {
   BlockReadAhead ra;
   for (int n = 1; n <= 20; ++n) {
