@@ -8,8 +8,9 @@
 // threads share the decoding.
 //
 // One producer and one consumer: the thread that owns the cursor both
-// submits and takes. Memory is bounded by kReadAheadBlocks decoded blocks
-// (each at most kMaxBlockRawBytes, in practice ~300 KiB). A decode error
+// submits and takes. Memory is bounded: kReadAheadBlocks blocks in flight
+// plus the one in use, their buffers recycled rather than freed (each at
+// most kMaxBlockRawBytes, in practice ~300 KiB). A decode error
 // comes back with its block, to be thrown where a synchronous decode would
 // have thrown it.
 #pragma once

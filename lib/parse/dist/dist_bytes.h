@@ -29,29 +29,28 @@ inline bool AnyOfFourBytes(std::string_view s, char a, char b, char c, char d, H
 #if defined(__SSE2__)
   const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b), vc = _mm_set1_epi8(c),
                 vd = _mm_set1_epi8(d);
-  for (; i + 16 <= n; i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+  // Bit k set when at[k] is one of the four bytes.
+  auto mask16 = [&](const char* at) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
     const __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
                                    _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
-    uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(m));
-    while (bits != 0) {
-      if (hit(i + static_cast<size_t>(__builtin_ctz(bits)))) return true;
-      bits &= bits - 1;
+    return static_cast<uint32_t>(_mm_movemask_epi8(m));
+  };
+  // Calls hit for each set bit, from offset `base`; true when hit did.
+  auto report = [&](size_t base, uint32_t bits) {
+    for (; bits != 0; bits &= bits - 1) {
+      if (hit(base + static_cast<size_t>(__builtin_ctz(bits)))) return true;
     }
+    return false;
+  };
+  for (; i + 16 <= n; i += 16) {
+    if (report(i, mask16(p + i))) return true;
   }
   if (i < n && n >= 16) {
     // The tail: the last 16 bytes, less those already seen. A byte loop
     // here was a fifth of the time on lines of a hundred bytes.
     const size_t start = n - 16;
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + start));
-    const __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
-                                   _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
-    uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(m)) & (0xFFFFu << (i - start));
-    while (bits != 0) {
-      if (hit(start + static_cast<size_t>(__builtin_ctz(bits)))) return true;
-      bits &= bits - 1;
-    }
-    return false;
+    return report(start, mask16(p + start) & (0xFFFFu << (i - start)));
   }
 #endif
   for (; i < n; ++i) {
