@@ -8,6 +8,7 @@
 
 #include "analyze/line_pass.h"
 #include "analyze/registry.h"
+#include "analyze/side_runner.h"
 #include "common/error.h"
 
 namespace casefile {
@@ -168,20 +169,65 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
       break;  // fewer threads
     }
   }
+  // The analyzers that read no lines need not wait for the pass: one more
+  // thread runs them through its own reader while the other analyzers are
+  // prepared and the pass decodes. Without it a core idled while the first
+  // thread prepared the scans, and again while the numeric curves (half a
+  // second on a 1 GiB bundle) ran alone after the pass. The threads then
+  // outnumber the cores while the pass runs; the work is the same.
+  SideRunner side;
+  bool side_possible = threads > 1 && static_cast<bool>(more_readers);
+  auto run_on_side = [&](size_t i) {
+    RunPrepared(*chosen[i], *side.reader, shared, prepared[i], outcomes[i]);
+  };
+  // Whether analyzer `i` (prepared, reading no lines) now runs on the side
+  // thread; only once a pass is certain, since without one the threads
+  // below share the analyzers better.
+  auto send_to_side = [&](size_t i) {
+    if (!side_possible) return false;
+    if (!side.reader) {
+      try {
+        side.reader = more_readers();
+      } catch (const std::exception&) {
+        side.reader.reset();
+      }
+      if (!side.reader) {
+        side_possible = false;  // the analyzers run after the pass, as before
+        return false;
+      }
+    }
+    return side.Push(i, run_on_side);
+  };
   // First their line scans, in one shared pass over the files (line_pass.h).
   std::vector<LineScan*> scans;
+  std::vector<char> on_side(chosen.size(), 0);
+  std::vector<size_t> waiting;  // no line scan, prepared before the first scan
   for (size_t i : anywhere) {
     prepared[i] = Prepare(*chosen[i], index, shared, outcomes[i]);
-    if (prepared[i].scan) scans.push_back(prepared[i].scan.get());
+    if (prepared[i].done) continue;
+    if (prepared[i].scan) {
+      scans.push_back(prepared[i].scan.get());
+      for (size_t w : waiting) on_side[w] = send_to_side(w);
+      waiting.clear();
+    } else if (scans.empty()) {
+      waiting.push_back(i);
+    } else {
+      on_side[i] = send_to_side(i);
+    }
   }
+  side.Close();
   std::vector<const IndexReader*> pass_readers{&index};
   for (const auto& r : readers) pass_readers.push_back(r.get());
   RunLinePass(shared.files(), scans, pass_readers);
 
+  std::vector<size_t> after_pass;
+  for (size_t i : anywhere) {
+    if (!on_side[i]) after_pass.push_back(i);
+  }
   std::atomic<size_t> next{0};
   auto work = [&](const IndexReader& reader) {
-    for (size_t k = next++; k < anywhere.size(); k = next++) {
-      const size_t i = anywhere[k];
+    for (size_t k = next++; k < after_pass.size(); k = next++) {
+      const size_t i = after_pass[k];
       RunPrepared(*chosen[i], reader, shared, prepared[i], outcomes[i]);
     }
   };
@@ -189,6 +235,7 @@ AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::str
   for (const auto& r : readers) workers.emplace_back(work, std::cref(*r));
   work(index);
   for (std::thread& t : workers) t.join();
+  side.Join();
   for (size_t i = 0; i < chosen.size(); ++i) {
     if (chosen[i]->RunsOnAnyThread()) continue;
     prepared[i] = Prepare(*chosen[i], index, shared, outcomes[i]);

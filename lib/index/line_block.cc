@@ -8,6 +8,7 @@
 #include <new>
 
 #include "common/error.h"
+#include "index/zstd_thread_dctx.h"
 
 namespace casefile {
 namespace {
@@ -188,26 +189,6 @@ void EncodeBlock(const Block& block, ByteBuffer& out) {
   p += block.text.size();
   out.set_size(static_cast<size_t>(p - begin));
 }
-
-namespace {
-
-// One zstd decompression context per thread, shared by every DecodedBlock
-// used there. A context is ~100 KB that malloc hands out with mmap: making
-// one per block object (one per ScanLines call, per `lines` cursor) cost a
-// fifth of analyze's time on an index of 100,000 one-line files. Decoding
-// never calls out while it holds the context, so blocks of one thread
-// (nested scans, several cursors of one query) can share it.
-ZSTD_DCtx* ThreadDecompressor() {
-  struct Holder {
-    ZSTD_DCtx* ctx = ZSTD_createDCtx();
-    ~Holder() { ZSTD_freeDCtx(ctx); }
-  };
-  thread_local Holder holder;
-  if (holder.ctx == nullptr) throw std::bad_alloc();
-  return holder.ctx;
-}
-
-}  // namespace
 
 DecodedBlock::DecodedBlock() = default;
 DecodedBlock::~DecodedBlock() = default;

@@ -5,12 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
 
+#include "analyze/line_pass.h"
 #include "common/error.h"
 #include "index/index_writer.h"
 #include "test_util.h"
@@ -235,6 +238,131 @@ TEST(Runner, ReadersThatCannotBeOpenedMeanFewerThreads) {
     EXPECT_EQ(where.first, std::this_thread::get_id()) << name;
     EXPECT_EQ(where.second, index.get()) << name;
   }
+}
+
+// Analyzers that read no lines run beside the shared pass, on their own
+// thread and reader, while the line scans are fed; the result is the
+// sequential one.
+struct Beside {
+  std::mutex m;
+  std::condition_variable cv;
+  bool plain_ran = false;        // "n1" has run
+  bool pass_saw_plain = false;   // the scan's consumer saw it while reading
+  std::thread::id plain_thread;  // where "n1" ran
+  const IndexReader* plain_reader = nullptr;
+  std::thread::id scan_thread;  // where the line was fed
+};
+
+class BesideScan : public LineScan {
+ public:
+  explicit BesideScan(Beside& b) : b_(b) {}
+  std::unique_ptr<FileLineConsumer> ForFile(const FileRow&) const override {
+    struct Consumer : FileLineConsumer {
+      Beside& b;
+      explicit Consumer(Beside& b) : b(b) {}
+      void Line(const LineRecord&) override {
+        // Waits (bounded, so that a runner that does not overlap fails
+        // rather than hangs) for the plain analyzer to have run.
+        std::unique_lock<std::mutex> lock(b.m);
+        b.scan_thread = std::this_thread::get_id();
+        b.pass_saw_plain =
+            b.cv.wait_for(lock, std::chrono::seconds(10), [&] { return b.plain_ran; });
+      }
+    };
+    return std::make_unique<Consumer>(b_);
+  }
+
+ private:
+  Beside& b_;
+};
+
+class BesideAnalyzer : public Analyzer {
+ public:
+  BesideAnalyzer(std::string name, bool reads_lines, Beside& b) : reads_lines_(reads_lines), b_(b) {
+    info_.name = std::move(name);
+    info_.version = "1";
+    info_.needed_kinds = {"log"};
+  }
+  const AnalyzerInfo& info() const override { return info_; }
+  bool RunsOnAnyThread() const override { return true; }
+  std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext&) const override {
+    if (!reads_lines_) return nullptr;
+    return std::make_unique<BesideScan>(b_);
+  }
+  void Run(AnalysisContext& ctx) const override {
+    if (reads_lines_) FilledLineScan<BesideScan>(ctx, *this);
+    Finding f;
+    f.code = info_.name + ".code";
+    f.severity = Severity::kWarning;
+    f.summary = "from " + info_.name;
+    f.evidence.push_back(ctx.MakeEvidence(ctx.files().front().id, 1, "the first line"));
+    ctx.Emit(f);
+    if (info_.name == "n1") {
+      std::lock_guard<std::mutex> lock(b_.m);
+      b_.plain_ran = true;
+      b_.plain_thread = std::this_thread::get_id();
+      b_.plain_reader = &ctx.index();
+      b_.cv.notify_all();
+    }
+  }
+
+ private:
+  AnalyzerInfo info_;
+  bool reads_lines_;
+  Beside& b_;
+};
+
+AnalyzerList BesideList(Beside& b) {
+  AnalyzerList list;
+  // "n0" is prepared before the first line scan, "n1" after it.
+  for (const char* name : {"n0", "l1", "n1", "l2"}) {
+    list.push_back(std::make_shared<BesideAnalyzer>(name, name[0] == 'l', b));
+  }
+  return list;
+}
+
+TEST(Runner, AnalyzersWithoutLinesRunBesideThePass) {
+  test::TempDir tmp;
+  auto index = OneLogIndex(tmp);
+  Beside par;
+  std::vector<const IndexReader*> opened;
+  const AnalysisResult r = RunAnalyzers(
+      *index, {}, BesideList(par),
+      [&] {
+        auto reader = IndexReader::Open(tmp.Join("i.db"));
+        opened.push_back(reader.get());
+        return reader;
+      },
+      2);
+  EXPECT_TRUE(par.pass_saw_plain) << "the plain analyzer did not run while the pass read";
+  EXPECT_NE(par.plain_thread, par.scan_thread);
+  EXPECT_NE(par.plain_reader, index.get());
+  EXPECT_NE(std::find(opened.begin(), opened.end(), par.plain_reader), opened.end());
+  // The findings are the sequential run's: every analyzer ran, in the
+  // deterministic order.
+  ASSERT_EQ(r.analyzers.size(), 4u);
+  std::vector<std::string> codes;
+  for (const AnalyzerStatus& a : r.analyzers) EXPECT_EQ(a.status, "ran") << a.name;
+  for (const Finding& f : r.findings) codes.push_back(f.code);
+  EXPECT_EQ(codes, (std::vector<std::string>{"l1.code", "l2.code", "n0.code", "n1.code"}));
+}
+
+TEST(Runner, WithoutLineScansNothingRunsBeside) {
+  // No pass to overlap: the analyzers share the threads as before, and no
+  // reader is opened for a side thread.
+  test::TempDir tmp;
+  auto index = OneLogIndex(tmp);
+  WhereAnalyzer::Log log;
+  int opened = 0;
+  const AnalysisResult r = RunAnalyzers(
+      *index, {}, WhereList(log),
+      [&] {
+        ++opened;
+        return IndexReader::Open(tmp.Join("i.db"));
+      },
+      2);
+  EXPECT_EQ(opened, 1);
+  ASSERT_EQ(r.findings.size(), 5u);
 }
 
 TEST(Finding, NormalizeSortsAndDeduplicates) {

@@ -84,5 +84,46 @@ TEST(MetricPointsCodec, StoredAsABlobAndReadThroughTheFunctionAndTheView) {
   }
 }
 
+std::string Hex(std::string_view bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+TEST(MetricPointsCodec, TheFunctionReadsManyFramesAndRejectsACutOne) {
+  // One query over many frames (the function reuses one decompression
+  // context per thread and hands SQLite its own buffer): each row gives its
+  // own text. An empty text round-trips as ''. A cut frame is an error that
+  // names the column, for the row it is in.
+  test::TempDir dir;
+  const std::string path = dir.Join("index.db");
+  { IndexWriter(path).Commit(); }
+  auto r = IndexReader::Open(path);
+  MetricPointsCompressor c;
+  std::string values;
+  std::vector<Row> want;
+  for (int i = 0; i < 300; ++i) {
+    const std::string text = "[[0," + std::to_string(i) + ",\"" + std::to_string(i * 0.5) + "\"]]";
+    values +=
+        std::string(i ? "," : "") + "(" + std::to_string(i) + ", x'" + Hex(c.Compress(text)) + "')";
+    want.push_back({std::to_string(i), text});
+  }
+  EXPECT_EQ(QueryAll(*r, "WITH t(n, b) AS (VALUES " + values +
+                             ") SELECT n, casefile_points(b) FROM t ORDER BY n"),
+            want);
+  EXPECT_EQ(QueryOne(*r, "SELECT casefile_points(x'" + Hex(c.Compress("")) + "')"), "");
+  const std::string frame(c.Compress(std::string(5000, '7')));
+  try {
+    QueryAll(*r, "SELECT casefile_points(x'" + Hex(frame.substr(0, frame.size() - 3)) + "')");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("metric_chunks.points"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace casefile

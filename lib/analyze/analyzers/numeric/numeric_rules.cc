@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <map>
 
+#include "analyze/analyzers/numeric/rolling_median.h"
 #include "parse/numeric/metric_forms.h"
 
 namespace casefile::numeric {
@@ -24,15 +24,6 @@ std::optional<double> Finite(const std::string& text) {
 }
 
 bool IsOutput(const std::string& role) { return role.starts_with("output"); }
-
-double Median(const std::deque<double>& window) {
-  std::vector<double> v(window.begin(), window.end());
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  if (v.size() % 2) return v[mid];
-  const double hi = v[mid];
-  return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)) + hi) / 2;
-}
 
 bool AtOrBelow(double scale, double min_scale) { return scale <= min_scale * (1 + 1e-9); }
 
@@ -133,7 +124,7 @@ CurveFacts AnalyzeCurve(const MetricGroup& g, const std::string& name,
   f.who = g.who;
   f.points = points.size();
   const bool is_loss = name == kLoss;
-  std::deque<double> window;
+  RollingMedian<kBaselineWindow> window;
   std::optional<double> prev;
   size_t positives = 0;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -153,7 +144,7 @@ CurveFacts AnalyzeCurve(const MetricGroup& g, const std::string& name,
     }
     const double v = p.value;
     if (is_loss && window.size() >= kMinBaseline) {
-      const double median = Median(window);
+      const double median = window.Median();
       if (median > 0 && v > kSpikeFactor * median) {
         const Spike s{p.line_no, p.step, v, median};
         ++f.spike_count;
@@ -184,8 +175,7 @@ CurveFacts AnalyzeCurve(const MetricGroup& g, const std::string& name,
     }
     if (v > 0) ++positives;
     prev = v;
-    window.push_back(v);
-    if (window.size() > kBaselineWindow) window.pop_front();
+    window.Push(v);
   }
   return f;
 }
