@@ -1,5 +1,6 @@
 #include "analyze/line_pass.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -31,11 +32,20 @@ void RunLinePass(const std::vector<FileRow>& files, const std::vector<LineScan*>
       scans[k]->error = std::move(e);
     }
   };
+  // The largest files first, whichever thread takes them: a bundle's one
+  // big log then starts at once instead of last, when it would run alone
+  // while the other threads had finished. Consumers still fill their file's
+  // slot, so the result does not depend on the order.
+  std::vector<size_t> order(files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return files[a].size > files[b].size; });
   std::atomic<size_t> next{0};
   auto work = [&](const IndexReader& reader) {
     std::vector<FileLineConsumer*> live;  // null once its scan failed on this file
     std::vector<size_t> which;            // the scan of each
-    for (size_t i = next++; i < files.size(); i = next++) {
+    for (size_t taken = next++; taken < order.size(); taken = next++) {
+      const size_t i = order[taken];
       const FileRow& file = files[i];
       live.clear();
       which.clear();

@@ -130,6 +130,63 @@ TEST(LinePass, EachScanSeesEveryLineOfItsFilesOnceInOrderOnAnyThreadCount) {
   }
 }
 
+// Records the order in which the pass asks for the files' consumers.
+class OrderScan : public LineScan {
+ public:
+  std::unique_ptr<FileLineConsumer> ForFile(const FileRow& file) const override {
+    asked.push_back(file.path);
+    return std::make_unique<Recorder>(-1);
+  }
+  mutable std::vector<std::string> asked;  // one reader: one thread
+};
+
+TEST(LinePass, TheLargestFilesAreReadFirstAndStillFillTheirOwnSlots) {
+  // A bundle's one big log taken last would run alone at the end while the
+  // other threads idle: the pass takes files by decreasing size (unknown
+  // sizes last, ties in file order).
+  test::TempDir tmp;
+  const std::string db = tmp.Join("i.db");
+  {
+    IndexWriter w(db);
+    BundleRow b;
+    b.name = "bundle";
+    b.status = "complete";
+    const int64_t bid = w.AddBundle(b);
+    const std::vector<std::pair<const char*, int64_t>> sizes = {{"small.log", 10},
+                                                                {"big.log", 1000},
+                                                                {"unknown.log", -1},
+                                                                {"medium.log", 100},
+                                                                {"tie.log", 10}};
+    for (const auto& [path, size] : sizes) {
+      FileRow f;
+      f.bundle_id = bid;
+      f.path = path;
+      f.kind = "log";
+      f.entry_type = "file";
+      f.size = size;
+      f.line_count = 2;
+      const int64_t fid = w.AddFile(f);
+      for (int i = 1; i <= 2; ++i) {
+        LineRecord l;
+        l.file_id = fid;
+        l.line_no = i;
+        const std::string text = std::string(path) + " line " + std::to_string(i);
+        l.text = text;
+        w.AddLine(l);
+      }
+      w.EndFileLines(fid);
+    }
+    w.Commit();
+  }
+  auto index = IndexReader::Open(db);
+  const std::vector<FileRow> files = index->Files();
+  OrderScan scan;
+  RunLinePass(files, {&scan}, {index.get()});
+  EXPECT_EQ(scan.asked, (std::vector<std::string>{"big.log", "medium.log", "small.log", "tie.log",
+                                                  "unknown.log"}));
+  for (size_t i = 0; i < files.size(); ++i) ExpectWholeFile(At(scan, i), files[i]);
+}
+
 TEST(LinePass, AConsumerThatThrowsFailsItsOwnScanOnly) {
   test::TempDir tmp;
   const std::string db = WriteIndex(tmp);
