@@ -27,7 +27,8 @@ std::vector<Finding> SideFindings(const char* name, Session& session, bool store
   if (std::optional<std::vector<Finding>> stored = LoadStoredFindings(session.reader())) {
     return std::move(*stored);
   }
-  Report report = session.Analyze({}, store_findings);
+  // Only the findings are compared: the report context is not read.
+  Report report = session.Analyze({}, store_findings, ReportParts::kNoContext);
   for (const std::string& w : report.warnings) warnings.push_back(std::string(name) + ": " + w);
   for (const AnalyzerStatus& a : report.analyzers) {
     if (a.status == "failed") {

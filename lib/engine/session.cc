@@ -158,7 +158,8 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
   return outcome;
 }
 
-Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool store_findings) {
+Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool store_findings,
+                        ReportParts parts) {
   if (!reader_) Index(nullptr);
   // One snapshot of the registry for the run and for the provenance it
   // records, so that a registration in between cannot mislabel the set.
@@ -167,7 +168,7 @@ Report Session::Analyze(const std::vector<std::string>& analyzer_names, bool sto
   // own reader of the finished index.
   AnalysisResult analysis = RunAnalyzers(*reader_, analyzer_names, analyzers,
                                          [this] { return IndexReader::Open(index_path_); });
-  Report report = BuildReport(*reader_, std::move(analysis));
+  Report report = BuildReport(*reader_, std::move(analysis), parts);
   if (store_findings) {
     std::vector<StoredFinding> stored;
     for (const auto& f : report.findings) {

@@ -53,8 +53,11 @@ class Session {
   // The open index; Error(kMisuse) before Index().
   const IndexReader& reader() const;
 
-  // Indexes first if needed. Throws Error(kUnknownAnalyzer).
-  Report Analyze(const std::vector<std::string>& analyzer_names, bool store_findings);
+  // Indexes first if needed. Throws Error(kUnknownAnalyzer). `parts`:
+  // ReportParts::kNoContext for a caller that keeps only the findings (the
+  // diff), which saves reading the report context.
+  Report Analyze(const std::vector<std::string>& analyzer_names, bool store_findings,
+                 ReportParts parts = ReportParts::kAll);
 
   // One read-only statement on the index (IndexReader::Query), within
   // `limits`. Error(kMisuse) before Index().

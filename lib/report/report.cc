@@ -10,7 +10,7 @@ bool Report::partial() const {
                      [](const BundleRow& b) { return b.status != "complete"; });
 }
 
-Report BuildReport(const IndexReader& index, AnalysisResult analysis) {
+Report BuildReport(const IndexReader& index, AnalysisResult analysis, ReportParts parts) {
   Report r;
   r.bundles = index.Bundles();
   std::map<int64_t, std::string> names;
@@ -38,8 +38,10 @@ Report BuildReport(const IndexReader& index, AnalysisResult analysis) {
         return true;
       });
   r.network = LoadNetworkSection(index);
-  r.context = LoadReportContext(index, r.findings);
-  r.warnings.insert(r.warnings.end(), r.context.warnings.begin(), r.context.warnings.end());
+  if (parts == ReportParts::kAll) {
+    r.context = LoadReportContext(index, r.findings);
+    r.warnings.insert(r.warnings.end(), r.context.warnings.begin(), r.context.warnings.end());
+  }
   return r;
 }
 

@@ -36,8 +36,14 @@ struct Report {
 // hostile entries must not make a million-line report.
 inline constexpr int kReportIssuesPerKind = 20;
 
+// What a report holds besides the analysis: everything, or not the context
+// (the part only the HTML and markdown renderers show, which reads the
+// step times and curves again) for a caller that keeps only the findings.
+enum class ReportParts { kAll, kNoContext };
+
 // Builds the report from an index and an analysis result.
-Report BuildReport(const IndexReader& index, AnalysisResult analysis);
+Report BuildReport(const IndexReader& index, AnalysisResult analysis,
+                   ReportParts parts = ReportParts::kAll);
 
 std::string RenderJson(const Report& report);
 // One finding as compact JSON, as stored in the index's findings table.

@@ -10,10 +10,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analyze/analyzer_test_util.h"
+#include "analyze/analyzers/numeric/numeric_inputs.h"
 
 namespace casefile {
 namespace {
@@ -602,6 +604,39 @@ TEST(NumericAnalyzer, NotApplicableWithoutLogsOrConfigs) {
   ASSERT_EQ(r.analyzers.size(), 1u);
   EXPECT_EQ(r.analyzers[0].status, "not_applicable");
   EXPECT_TRUE(r.findings.empty());
+}
+
+TEST(NumericAnalyzer, StepTimesAreNotDecodedWithTheCurves) {
+  // Megatron's iteration lines give a loss and a step time per iteration:
+  // the index holds both series, and the analyzer's scan of the metrics
+  // reads the loss only (it has no rule on step times; the hang analyzer
+  // reads them).
+  test::TempDir tmp;
+  const std::string root = tmp.Join("bundle");
+  std::string log;
+  for (int i = 1; i <= 30; ++i) {
+    log += " iteration " + std::to_string(i) +
+           "/    1000 | elapsed time per iteration (ms): 1000.0 | lm loss: 7.0" +
+           std::to_string(i % 10) + "E+00 | loss scale: 65536.0 |\n";
+  }
+  test::WriteFile(root + "/nodes/gpu-1/train.log", log);
+  auto index = Index(tmp, root);
+  std::set<std::string> stored;
+  for (const auto& row : Sql(*index, "SELECT DISTINCT name FROM metric_chunks")) {
+    stored.insert(row[0].value_or(""));
+  }
+  ASSERT_TRUE(stored.count("loss"));
+  ASSERT_TRUE(stored.count("step_time"));
+  std::set<std::string> scanned;
+  numeric::ScanMetricGroups(*index, index->Files(), [&](const numeric::MetricGroup& g) {
+    for (const auto& [name, points] : g.series) {
+      scanned.insert(name);
+      if (name == "loss") EXPECT_EQ(points.size(), 30u);
+    }
+  });
+  EXPECT_TRUE(scanned.count("loss"));
+  EXPECT_FALSE(scanned.count("step_time"));
+  EXPECT_TRUE(Codes(RunNumeric(*index)).empty());
 }
 
 }  // namespace

@@ -241,6 +241,30 @@ TEST(ReportContext, StepTimesMarkTheSlowHost) {
   EXPECT_FALSE(st[2].straggler);
 }
 
+TEST(ReportContext, AReportWithoutContextHasTheSameFindingsAndNoContext) {
+  // The diff keeps only the findings and asks for no context: nothing of it
+  // is read, and the findings are the full report's.
+  test::TempDir tmp;
+  const std::string root = MakeRun(tmp);
+  SessionOptions opts;
+  opts.index_path = tmp.Join("i.db");
+  Session s({root}, opts);
+  const Report full = s.Analyze({}, false);
+  const Report bare = s.Analyze({}, false, ReportParts::kNoContext);
+  ASSERT_FALSE(full.context.step_times.empty());
+  ASSERT_FALSE(full.context.inventory.bundles.empty());
+  ASSERT_FALSE(full.context.loss.empty());
+  EXPECT_TRUE(bare.context.step_times.empty());
+  EXPECT_TRUE(bare.context.inventory.bundles.empty());
+  EXPECT_TRUE(bare.context.loss.empty());
+  EXPECT_TRUE(bare.context.evidence.empty());
+  ASSERT_EQ(bare.findings.size(), full.findings.size());
+  for (size_t i = 0; i < full.findings.size(); ++i) {
+    EXPECT_EQ(RenderFindingJson(bare.findings[i]), RenderFindingJson(full.findings[i]));
+  }
+  EXPECT_EQ(bare.analyzers.size(), full.analyzers.size());
+}
+
 TEST(ReportContext, EvidenceComesWithTheLinesAroundIt) {
   test::TempDir tmp;
   const Report r = Analyze(tmp, MakeRun(tmp));

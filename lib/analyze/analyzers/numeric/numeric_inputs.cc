@@ -2,11 +2,13 @@
 
 #include <charconv>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
 #include "analyze/query_values.h"
 #include "common/error.h"
+#include "parse/dist/dist_kinds.h"
 #include "parse/numeric/metric_chunk.h"
 
 namespace casefile::numeric {
@@ -135,10 +137,12 @@ void ScanMetricGroups(const IndexReader& index, const std::vector<FileRow>& file
   MetricGroup group;
   std::tuple<int64_t, Value, Value, std::string> key;
   bool open = false;
+  // Step times (dist's series, a point per rank per step like the loss)
+  // are no curve the analyzer reads: they are not decoded here.
   index.Query(
-      "SELECT file_id, host, rank, form, name, first_line, casefile_points(points) FROM "
-      "metric_chunks "
-      "ORDER BY file_id, host, rank, form, name, first_line",
+      std::string("SELECT file_id, host, rank, form, name, first_line, casefile_points(points) "
+                  "FROM metric_chunks WHERE name <> '") +
+          dist::kStepTime + "' ORDER BY file_id, host, rank, form, name, first_line",
       [&](const QueryRow& r) {
         const auto& v = r.values;
         const int64_t file_id = IntOf(v[0]).value_or(0);
