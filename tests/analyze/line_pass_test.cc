@@ -19,39 +19,51 @@
 namespace casefile {
 namespace {
 
-// Files a.log (3 lines), b.log (2,500 lines: several blocks), c.cfg (2
-// lines, kind config), d.log (no lines).
-std::string WriteIndex(const test::TempDir& tmp) {
+struct FileSpec {
+  const char* path;
+  const char* kind;
+  int lines;          // each "PATH line N"
+  int64_t size = -1;  // files.size: unknown unless given
+};
+
+// An index of one bundle holding `files`, in that order.
+std::string WriteFiles(const test::TempDir& tmp, const std::vector<FileSpec>& files) {
   const std::string db = tmp.Join("i.db");
   IndexWriter w(db);
   BundleRow b;
   b.name = "bundle";
   b.status = "complete";
   const int64_t bid = w.AddBundle(b);
-  auto add = [&](const char* path, const char* kind, int lines) {
+  for (const FileSpec& spec : files) {
     FileRow f;
     f.bundle_id = bid;
-    f.path = path;
-    f.kind = kind;
+    f.path = spec.path;
+    f.kind = spec.kind;
     f.entry_type = "file";
-    f.line_count = lines;
+    f.line_count = spec.lines;
+    f.size = spec.size;
     const int64_t fid = w.AddFile(f);
-    for (int i = 1; i <= lines; ++i) {
+    for (int i = 1; i <= spec.lines; ++i) {
       LineRecord l;
       l.file_id = fid;
       l.line_no = i;
-      const std::string text = std::string(path) + " line " + std::to_string(i);
+      const std::string text = std::string(spec.path) + " line " + std::to_string(i);
       l.text = text;
       w.AddLine(l);
     }
     w.EndFileLines(fid);
-  };
-  add("logs/a.log", "log", 3);
-  add("logs/b.log", "log", 2500);
-  add("conf/c.cfg", "config", 2);
-  add("logs/d.log", "log", 0);
+  }
   w.Commit();
   return db;
+}
+
+// Files a.log (3 lines), b.log (2,500 lines: several blocks), c.cfg (2
+// lines, kind config), d.log (no lines).
+std::string WriteIndex(const test::TempDir& tmp) {
+  return WriteFiles(tmp, {{"logs/a.log", "log", 3},
+                          {"logs/b.log", "log", 2500},
+                          {"conf/c.cfg", "config", 2},
+                          {"logs/d.log", "log", 0}});
 }
 
 // Records the lines of one file; throws at line `throw_at` when set.
@@ -145,39 +157,11 @@ TEST(LinePass, TheLargestFilesAreReadFirstAndStillFillTheirOwnSlots) {
   // other threads idle: the pass takes files by decreasing size (unknown
   // sizes last, ties in file order).
   test::TempDir tmp;
-  const std::string db = tmp.Join("i.db");
-  {
-    IndexWriter w(db);
-    BundleRow b;
-    b.name = "bundle";
-    b.status = "complete";
-    const int64_t bid = w.AddBundle(b);
-    const std::vector<std::pair<const char*, int64_t>> sizes = {{"small.log", 10},
-                                                                {"big.log", 1000},
-                                                                {"unknown.log", -1},
-                                                                {"medium.log", 100},
-                                                                {"tie.log", 10}};
-    for (const auto& [path, size] : sizes) {
-      FileRow f;
-      f.bundle_id = bid;
-      f.path = path;
-      f.kind = "log";
-      f.entry_type = "file";
-      f.size = size;
-      f.line_count = 2;
-      const int64_t fid = w.AddFile(f);
-      for (int i = 1; i <= 2; ++i) {
-        LineRecord l;
-        l.file_id = fid;
-        l.line_no = i;
-        const std::string text = std::string(path) + " line " + std::to_string(i);
-        l.text = text;
-        w.AddLine(l);
-      }
-      w.EndFileLines(fid);
-    }
-    w.Commit();
-  }
+  const std::string db = WriteFiles(tmp, {{"small.log", "log", 2, 10},
+                                          {"big.log", "log", 2, 1000},
+                                          {"unknown.log", "log", 2, -1},
+                                          {"medium.log", "log", 2, 100},
+                                          {"tie.log", "log", 2, 10}});
   auto index = IndexReader::Open(db);
   const std::vector<FileRow> files = index->Files();
   OrderScan scan;
