@@ -43,9 +43,11 @@ using ReaderFactory = std::function<std::unique_ptr<IndexReader>()>;
 // through a reader from `more_readers`; the others then run on the calling
 // thread. The line scans of the first (Analyzer::MakeLineScan) run before
 // them, in one pass that decodes each file once, a file at a time on
-// whichever thread is free (line_pass.h). The result is the
-// same as the sequential run's, whatever the thread count. A reader that
-// cannot be opened means fewer threads, not a failure.
+// whichever thread is free (line_pass.h); when `threads` is above 1, those
+// that make no line scan run meanwhile on one more thread with its own
+// reader (side_runner.h), so up to `threads` + 1 threads work during the
+// pass. The result is the same as the sequential run's, whatever the thread
+// count. A reader that cannot be opened means fewer threads, not a failure.
 AnalysisResult RunAnalyzers(const IndexReader& index, const std::vector<std::string>& names,
                             const AnalyzerList& analyzers, const ReaderFactory& more_readers,
                             unsigned threads = 0);

@@ -8,10 +8,10 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -39,7 +39,7 @@ class SideRunner {
     if (!thread_.joinable()) {
       try {
         thread_ = std::thread([this, run] { Loop(run); });
-      } catch (const std::system_error&) {
+      } catch (const std::exception&) {  // system_error, or bad_alloc for its state
         const std::lock_guard<std::mutex> lock(mu_);
         queue_.pop_back();
         return false;

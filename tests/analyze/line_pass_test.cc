@@ -157,17 +157,19 @@ TEST(LinePass, TheLargestFilesAreReadFirstAndStillFillTheirOwnSlots) {
   // other threads idle: the pass takes files by decreasing size (unknown
   // sizes last, ties in file order).
   test::TempDir tmp;
-  const std::string db = WriteFiles(tmp, {{"small.log", "log", 2, 10},
-                                          {"big.log", "log", 2, 1000},
-                                          {"unknown.log", "log", 2, -1},
-                                          {"medium.log", "log", 2, 100},
-                                          {"tie.log", "log", 2, 10}});
+  // Names whose order (the files' order) is not the sizes' order.
+  const std::string db = WriteFiles(tmp, {{"0_unknown.log", "log", 2, -1},
+                                          {"a_small.log", "log", 2, 10},
+                                          {"b_tie.log", "log", 2, 10},
+                                          {"c_medium.log", "log", 2, 100},
+                                          {"d_big.log", "log", 2, 1000}});
   auto index = IndexReader::Open(db);
   const std::vector<FileRow> files = index->Files();
   OrderScan scan;
   RunLinePass(files, {&scan}, {index.get()});
-  EXPECT_EQ(scan.asked, (std::vector<std::string>{"big.log", "medium.log", "small.log", "tie.log",
-                                                  "unknown.log"}));
+  ASSERT_EQ(files.front().path, "0_unknown.log");  // the files' own order
+  EXPECT_EQ(scan.asked, (std::vector<std::string>{"d_big.log", "c_medium.log", "a_small.log",
+                                                  "b_tie.log", "0_unknown.log"}));
   for (size_t i = 0; i < files.size(); ++i) ExpectWholeFile(At(scan, i), files[i]);
 }
 

@@ -246,10 +246,10 @@ TEST(Runner, ReadersThatCannotBeOpenedMeanFewerThreads) {
 struct Beside {
   std::mutex m;
   std::condition_variable cv;
-  bool plain_ran = false;        // "n1" has run
-  bool pass_saw_plain = false;   // the scan's consumer saw it while reading
-  std::thread::id plain_thread;  // where "n1" ran
-  const IndexReader* plain_reader = nullptr;
+  bool plain_ran = false;       // "n1" has run
+  bool pass_saw_plain = false;  // the scan's consumer saw it while reading
+  // Where each analyzer without lines ran: its thread and reader.
+  std::map<std::string, std::pair<std::thread::id, const IndexReader*>> plain;
   std::thread::id scan_thread;  // where the line was fed
 };
 
@@ -297,11 +297,11 @@ class BesideAnalyzer : public Analyzer {
     f.summary = "from " + info_.name;
     f.evidence.push_back(ctx.MakeEvidence(ctx.files().front().id, 1, "the first line"));
     ctx.Emit(f);
+    if (reads_lines_) return;
+    std::lock_guard<std::mutex> lock(b_.m);
+    b_.plain[info_.name] = {std::this_thread::get_id(), &ctx.index()};
     if (info_.name == "n1") {
-      std::lock_guard<std::mutex> lock(b_.m);
       b_.plain_ran = true;
-      b_.plain_thread = std::this_thread::get_id();
-      b_.plain_reader = &ctx.index();
       b_.cv.notify_all();
     }
   }
@@ -335,9 +335,16 @@ TEST(Runner, AnalyzersWithoutLinesRunBesideThePass) {
       },
       2);
   EXPECT_TRUE(par.pass_saw_plain) << "the plain analyzer did not run while the pass read";
-  EXPECT_NE(par.plain_thread, par.scan_thread);
-  EXPECT_NE(par.plain_reader, index.get());
-  EXPECT_NE(std::find(opened.begin(), opened.end(), par.plain_reader), opened.end());
+  // Both ran on the side thread, through a reader of their own: "n0" too,
+  // prepared before the first line scan was known.
+  ASSERT_EQ(par.plain.size(), 2u);
+  for (const auto& [name, where] : par.plain) {
+    EXPECT_NE(where.first, par.scan_thread) << name;
+    EXPECT_NE(where.first, std::this_thread::get_id()) << name;
+    EXPECT_NE(where.second, index.get()) << name;
+    EXPECT_NE(std::find(opened.begin(), opened.end(), where.second), opened.end()) << name;
+  }
+  EXPECT_EQ(par.plain["n0"], par.plain["n1"]);
   // The findings are the sequential run's: every analyzer ran, in the
   // deterministic order.
   ASSERT_EQ(r.analyzers.size(), 4u);
