@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
-#include <new>
 
 #include "common/error.h"
 #include "index/zstd_thread_dctx.h"
