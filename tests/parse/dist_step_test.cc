@@ -130,6 +130,49 @@ TEST(DistStep, LookAlikesEmitNothing) {
                   .empty());
 }
 
+// The form reader finds the words through their rare letters ('p' and 'r'
+// of the step words, 'm' and 'c' of the time keys), in any case, wherever
+// those letters sit in the word and however many times. (Upper-case lines
+// do not reach it in ingest: the anchors want a lower-case time word.)
+TEST(DistStep, FormReaderTakesWordsInAnyCase) {
+  struct Case {
+    const char* line;
+    int64_t step;
+    double seconds;
+    const char* form;
+  };
+  for (const Case& c : {
+           Case{"STEP 5 TIME=0.4", 5, 0.4, "time"},
+           Case{"ITER 7 SECS: 2", 7, 2, "secs"},
+           Case{"Iteration 8 | Seconds: 1.5", 8, 1.5, "seconds"},
+           Case{"GLOBAL_STEP=9 step=3 STEP_TIME_MS=412", 9, 0.412, "step_time_ms"},
+           Case{"mmm ccc step 4 mcmc ms_per_step=250", 4, 0.25, "ms_per_step"},
+           Case{"step 6 Time per step: 0.5 time per step: 0.7", 6, 0.7, "time per step"},
+       }) {
+    step::StepTime st;
+    ASSERT_TRUE(step::ReadStepTime(c.line, &st)) << c.line;
+    EXPECT_EQ(st.step, c.step) << c.line;
+    EXPECT_NEAR(st.seconds, c.seconds, 1e-9) << c.line;
+    EXPECT_EQ(std::string(st.form), c.form) << c.line;
+  }
+}
+
+// Checkpoint and evaluation lines are dropped whatever the case of the word
+// and wherever it is; words that only look close are not.
+TEST(DistStep, CheckpointAndEvaluationWordsInAnyCaseAndPlace) {
+  for (const std::string line : {
+           "SAVED step 3 step_time=0.4s",
+           "step 3 step_time=0.4s [saving]",
+           "step 3 step_time=0.4s checkpointing",
+           "step 3 step_time=0.4s CheckPoint",
+           "step 3 step_time=0.4s Reevaluating",
+           "VALIDATION step 3 step_time=0.4s",
+       }) {
+    EXPECT_TRUE(Read({line}).empty()) << line;
+  }
+  ExpectStep("step 3 step_time=0.4s saver ckpt valid check point", 3, 0.4, "step_time");
+}
+
 TEST(DistStep, InterleavedRanksKeepTheirWrappers) {
   const auto rows = Read({
       "[rank0]: step 10 step_time=0.40s",

@@ -27,12 +27,16 @@
 
 #include "parse/dist/comm_forms.h"
 #include "parse/dist/comm_text.h"
-#include "parse/dist/dist_bytes.h"
 #include "parse/dist/dist_kinds.h"
+#include "parse/line/byte_search.h"
 #include "parse/line/scan.h"
 
 namespace casefile::dist {
 namespace {
+
+using scan::AnyOfFourBytes;
+using scan::HasAt;
+using scan::HasBefore;
 
 constexpr size_t npos = std::string_view::npos;
 

@@ -24,13 +24,17 @@
 #include <string>
 #include <string_view>
 
-#include "parse/dist/dist_bytes.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/dist_kinds.h"
+#include "parse/line/byte_search.h"
 #include "parse/line/scan.h"
 
 namespace casefile::dist {
 namespace {
+
+using scan::AnyOfFourBytes;
+using scan::HasAt;
+using scan::HasBefore;
 
 constexpr size_t kNpos = std::string_view::npos;
 constexpr size_t kMaxDetail = 512;

@@ -5,14 +5,18 @@
 // a signal), host/rank from the message when it names them.
 #include <string_view>
 
-#include "parse/dist/dist_bytes.h"
 #include "parse/dist/dist_family.h"
 #include "parse/dist/launcher_lines.h"
 #include "parse/dist/launcher_mpi.h"
 #include "parse/dist/launcher_torchrun.h"
+#include "parse/line/byte_search.h"
 
 namespace casefile::dist {
 namespace {
+
+using scan::AnyOfFourBytes;
+using scan::HasAt;
+using scan::HasBefore;
 
 // What a line's rare bytes announce (see Read).
 enum : unsigned { kExitWord = 1, kTask = 2, kRank = 4, kHeader = 8 };

@@ -5,11 +5,15 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "parse/dist/dist_bytes.h"
+#include "parse/line/byte_search.h"
 #include "parse/line/scan.h"
 
 namespace casefile::dist::step {
 namespace {
+
+using scan::AnyOfFourBytes;
+using scan::HasAt;
+using scan::HasBefore;
 
 constexpr size_t kNpos = std::string_view::npos;
 // A "step" longer than this (about 11 days) is not a training step.
@@ -54,6 +58,66 @@ bool HasAnyFolded(std::string_view s, std::initializer_list<std::string_view> wo
     if (folded.find(w) != kNpos) return true;
   }
   return false;
+}
+
+// Calls visit(start, end) for each word (a longest run of letters, digits
+// and '_') of s that holds one of the bytes a, b, c, d (letters), in order,
+// until visit returns true; returns whether one did. The same words, in the
+// same order, as a walk over every word that skips those without the bytes,
+// at the cost of a vector search for rare letters instead of a look at every
+// byte: the walks of every step line were most of the step family's time.
+template <typename Visit>
+bool ForWordsWith(std::string_view s, char a, char b, char c, char d, Visit&& visit) {
+  size_t done = 0;  // the end of the last word visited: s[done] ends a word
+  return AnyOfFourBytes(s, a, b, c, d, [&](size_t p) {
+    if (p < done) return false;  // in the word just visited
+    size_t w = p;
+    while (w > done && IsWordChar(s[w - 1])) --w;
+    size_t e = p + 1;
+    while (e < s.size() && IsWordChar(s[e])) ++e;
+    done = e;
+    return visit(w, e);
+  });
+}
+
+// s holds `lower` (lower-case) at offset i, in any case.
+bool HasAtFolded(std::string_view s, size_t i, std::string_view lower) {
+  if (i > s.size() || s.size() - i < lower.size()) return false;
+  for (size_t k = 0; k < lower.size(); ++k) {
+    if (Lower(s[i + k]) != lower[k]) return false;
+  }
+  return true;
+}
+
+// s holds `lower` (lower-case) ending just before offset `end`, in any case.
+bool HasBeforeFolded(std::string_view s, size_t end, std::string_view lower) {
+  return end >= lower.size() && HasAtFolded(s, end - lower.size(), lower);
+}
+
+// HasAnyFolded(s, {"checkpoint", "saving", "saved", "evaluat", "validat"})
+// in one vector pass: every word holds a 'v' or a 'k', rare letters, and
+// only their neighbours are compared. Step lines (one per rank per step)
+// all go through this test; the lower-cased copy and five searches for
+// words that start with common letters were a tenth of the step family's
+// time.
+bool MentionsCheckpointOrEvaluation(std::string_view s) {
+  s = s.substr(0, std::min(s.size(), kFoldSpan));
+  return AnyOfFourBytes(s, 'v', 'V', 'k', 'K', [&](size_t p) {
+    if (Lower(s[p]) == 'k') return HasBeforeFolded(s, p, "chec") && HasAtFolded(s, p + 1, "point");
+    if (HasBeforeFolded(s, p, "sa") &&
+        (HasAtFolded(s, p + 1, "ing") || HasAtFolded(s, p + 1, "ed")))
+      return true;
+    return (HasBeforeFolded(s, p, "e") && HasAtFolded(s, p + 1, "aluat")) ||
+           HasAtFolded(s, p + 1, "alidat");
+  });
+}
+
+// s holds "time per " (the start of the three phrases FindTime looks for
+// first): one pass over the rare 'p' instead of three searches for words
+// that start with the common 't'.
+bool HasTimePer(std::string_view s) {
+  return AnyOfFourBytes(s, 'p', 'p', 'p', 'p',
+                        [&](size_t p) { return HasBefore(s, p, "time ") && HasAt(s, p, "per "); });
 }
 
 // "0.41", "4567.8", "4.1E-01", ".5" at s[i]; the length read, 0 for none.
@@ -207,26 +271,27 @@ bool StepNumberAfter(std::string_view s, size_t i, StepAt* at) {
 // first step word followed by a number.
 StepAt FindStep(std::string_view s) {
   StepAt first;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (!IsWordChar(s[i])) {
-      ++i;
-      continue;
-    }
-    const size_t w = i;
-    while (i < s.size() && IsWordChar(s[i])) ++i;
+  StepAt global;
+  // Every step word holds a 'p' ("step", "global_step") or an 'r' ("iter",
+  // "iteration"): only the words around those bytes are looked at.
+  ForWordsWith(s, 'p', 'P', 'r', 'R', [&](size_t w, size_t i) {
     const std::string_view word = s.substr(w, i - w);
-    if (word.size() > 11 || word.size() < 4) continue;
-    const bool global = WordIs(word, "global_step");
-    if (!global && !WordIs(word, "step") && !WordIs(word, "iter") && !WordIs(word, "iteration")) {
-      continue;
+    if (word.size() > 11 || word.size() < 4) return false;
+    const bool is_global = WordIs(word, "global_step");
+    if (!is_global && !WordIs(word, "step") && !WordIs(word, "iter") &&
+        !WordIs(word, "iteration")) {
+      return false;
     }
     StepAt at;
-    if (!StepNumberAfter(s, i, &at)) continue;
-    if (global) return at;
+    if (!StepNumberAfter(s, i, &at)) return false;
+    if (is_global) {
+      global = at;
+      return true;
+    }
     if (first.step < 0) first = at;
-  }
-  return first;
+    return false;
+  });
+  return global.step >= 0 ? global : first;
 }
 
 struct TimeKey {
@@ -292,29 +357,26 @@ bool FindRate(std::string_view s, double* v) {
 // The time of a line whose step ends at `step.end`, most specific form
 // first; sets *form.
 bool FindTime(std::string_view s, const StepAt& step, double* v, const char** form) {
-  for (std::string_view phrase : {"time per iteration", "time per step", "time per iter"}) {
-    const size_t at = s.find(phrase);
-    if (at != kNpos && KeyValue(s, at + phrase.size(), 1, false, v)) {
-      *form = phrase == "time per iteration" ? "elapsed time per iteration" : "time per step";
-      return true;
+  if (HasTimePer(s)) {
+    for (std::string_view phrase : {"time per iteration", "time per step", "time per iter"}) {
+      const size_t at = s.find(phrase);
+      if (at != kNpos && KeyValue(s, at + phrase.size(), 1, false, v)) {
+        *form = phrase == "time per iteration" ? "elapsed time per iteration" : "time per step";
+        return true;
+      }
     }
   }
   double generic = 0;
   const char* generic_form = nullptr;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (!IsWordChar(s[i])) {
-      ++i;
-      continue;
-    }
-    const size_t w = i;
-    while (i < s.size() && IsWordChar(s[i])) ++i;
+  // Every key holds an 'm' ("time", "ms_per_step") or a 'c' ("sec",
+  // "seconds"): only the words around those bytes are looked at.
+  const bool specific = ForWordsWith(s, 'm', 'M', 'c', 'C', [&](size_t w, size_t i) {
     const std::string_view word = s.substr(w, i - w);
-    if (word.size() < 4 || word.size() > 18) continue;
+    if (word.size() < 4 || word.size() > 18) return false;
     for (const TimeKey& key : kTimeKeys) {
       if (!WordIs(word, key.word)) continue;
       double x = 0;
-      if (!KeyValue(s, i, key.scale, false, &x)) break;
+      if (!KeyValue(s, i, key.scale, false, &x)) return false;
       if (key.specific) {
         *v = x;
         *form = key.word.data();
@@ -324,9 +386,11 @@ bool FindTime(std::string_view s, const StepAt& step, double* v, const char** fo
         generic = x;
         generic_form = key.word.data();
       }
-      break;
+      return false;
     }
-  }
+    return false;
+  });
+  if (specific) return true;
   if (FindRate(s, v)) {
     *form = "rate";
     return true;
@@ -455,7 +519,7 @@ bool ReadStepTime(std::string_view s, StepTime* out) {
     if (FindTime(s, step, &v, &form)) {
       // Checkpoint and evaluation lines give a step and a time that is not
       // the step's.
-      if (HasAnyFolded(s, {"checkpoint", "saving", "saved", "evaluat", "validat"})) return false;
+      if (MentionsCheckpointOrEvaluation(s)) return false;
       out->step = step.step;
       out->seconds = v;
       out->form = form;

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <utility>
 
-#include "parse/dist/dist_bytes.h"
+#include "parse/line/byte_search.h"
 
 namespace casefile::hang {
 namespace {
@@ -29,14 +29,14 @@ enum Mention { kNoMention = 0, kMegascale = 1, kUnrecoverable = 2 };
 
 int Mentions(std::string_view text) {
   int found = kNoMention;
-  dist::AnyOfFourBytes(text, 'g', 'G', 'v', 'v', [&](size_t i) {
+  scan::AnyOfFourBytes(text, 'g', 'G', 'v', 'v', [&](size_t i) {
     const char c = text[i];
     if (c == 'v') {
       // "nrecoverable error": 'v' is its sixth byte.
-      if (i >= 5 && dist::HasAt(text, i - 5, "nrecoverable error")) found |= kUnrecoverable;
+      if (i >= 5 && scan::HasAt(text, i - 5, "nrecoverable error")) found |= kUnrecoverable;
     } else if (i >= 1 &&
-               (dist::HasAt(text, i - 1, "egascale") || dist::HasAt(text, i - 1, "egaScale") ||
-                dist::HasAt(text, i - 1, "EGASCALE"))) {
+               (scan::HasAt(text, i - 1, "egascale") || scan::HasAt(text, i - 1, "egaScale") ||
+                scan::HasAt(text, i - 1, "EGASCALE"))) {
       found |= kMegascale;
       return true;  // a Megascale line needs no further test
     }

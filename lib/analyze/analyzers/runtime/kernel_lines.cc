@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "parse/dist/dist_bytes.h"
+#include "parse/line/byte_search.h"
 
 namespace casefile::runtime {
 namespace {
@@ -217,15 +217,15 @@ bool MayBeKernelEvent(std::string_view msg) {
   // One vector pass for the rare bytes 'K' (Killed process, OOM Killed), 'X'
   // (Xid) and 'k' (oom-kill, oom_kill), then a compare at each hit: finding
   // the four literals in turn meant a memchr() call per 'o' of the line.
-  return dist::AnyOfFourBytes(msg, 'K', 'X', 'k', 'k', [&](size_t i) {
+  return scan::AnyOfFourBytes(msg, 'K', 'X', 'k', 'k', [&](size_t i) {
     switch (msg[i]) {
       case 'K':
-        return dist::HasAt(msg, i, "Killed process") || dist::HasBefore(msg, i + 6, "OOM Killed");
+        return scan::HasAt(msg, i, "Killed process") || scan::HasBefore(msg, i + 6, "OOM Killed");
       case 'X':
-        return dist::HasAt(msg, i, "Xid (");
+        return scan::HasAt(msg, i, "Xid (");
       default:
         return i >= 4 &&
-               (dist::HasAt(msg, i - 4, "oom-kill") || dist::HasAt(msg, i - 4, "oom_kill"));
+               (scan::HasAt(msg, i - 4, "oom-kill") || scan::HasAt(msg, i - 4, "oom_kill"));
     }
   });
 }

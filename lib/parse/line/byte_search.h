@@ -1,12 +1,11 @@
-// A one-pass search for any of four bytes, for the exact checks that
-// step_forms.cc, launcher_summary.cc and jax_coordination.cc run on the lines
-// their anchors let through (dist_prefilter.h). Each family looks for a few
-// rare bytes that its messages must contain ('x' of "exit", 'k' of "task"),
-// checks the neighbours of each hit, and parses only lines that pass. Several
+// A one-pass search for any of four bytes, for exact checks that look for
+// a few rare bytes a message must contain ('x' of "exit", 'k' of "task"),
+// check the neighbours of each hit, and parse only lines that pass. Several
 // memchr() calls or string_view::find() of literals that start with a common
-// letter cost several times more on long lines. Also used by the hang
-// analyzer's Megascale line test (megascale_parser.cc), which scans every
-// log line at analysis time. Header-only so the loop inlines.
+// letter cost several times more on long lines. Used on every line at ingest
+// (ANSI stripping, the distributed-run families of parse/dist, the step
+// forms) and at analysis (the hang analyzer's Megascale test, runtime's
+// kernel-line test). Header-only so the loop inlines.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +16,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace casefile::dist {
+namespace casefile::scan {
 
 // Calls hit(i) for every i where s[i] is a, b, c or d, in order, until hit
 // returns true; returns whether one did.
@@ -71,4 +70,4 @@ inline bool HasBefore(std::string_view s, size_t end, std::string_view lit) {
   return end >= lit.size() && end <= s.size() && s.substr(end - lit.size(), lit.size()) == lit;
 }
 
-}  // namespace casefile::dist
+}  // namespace casefile::scan

@@ -1,7 +1,7 @@
-// dist::AnyOfFourBytes against a byte-by-byte search: every hit, in order,
+// scan::AnyOfFourBytes against a byte-by-byte search: every hit, in order,
 // whatever the length (the 16-byte vector steps, the overlapping last step,
 // lines shorter than one step) and wherever the caller stops.
-#include "parse/dist/dist_bytes.h"
+#include "parse/line/byte_search.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace casefile::dist {
+namespace casefile::scan {
 namespace {
 
 std::vector<size_t> Naive(const std::string& s, const char set[4], size_t stop_after) {
@@ -23,7 +23,7 @@ std::vector<size_t> Naive(const std::string& s, const char set[4], size_t stop_a
   return hits;
 }
 
-TEST(DistBytes, EveryHitInOrderAtEveryLength) {
+TEST(ByteSearch, EveryHitInOrderAtEveryLength) {
   std::mt19937 rng(42);
   const char set[4] = {'g', 'G', 'v', 'v'};
   const std::string alphabet = "gGvxyz \t0";
@@ -45,7 +45,7 @@ TEST(DistBytes, EveryHitInOrderAtEveryLength) {
   }
 }
 
-TEST(DistBytes, HitOnlyInTheLastBytes) {
+TEST(ByteSearch, HitOnlyInTheLastBytes) {
   // Each position of the tail after a full 16-byte step, and a line of 31
   // bytes whose last step overlaps the first by 15.
   for (size_t len : {17u, 20u, 31u, 32u, 33u, 47u}) {
@@ -63,4 +63,4 @@ TEST(DistBytes, HitOnlyInTheLastBytes) {
 }
 
 }  // namespace
-}  // namespace casefile::dist
+}  // namespace casefile::scan
