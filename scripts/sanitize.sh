@@ -5,8 +5,9 @@
 #   1. build-sanitize: clang, ASan + UBSan (+ libFuzzer's coverage hooks), the
 #      whole test suite; then every fuzz target fuzzes for
 #      CASEFILE_FUZZ_SECONDS (default 10) from its seeds and regressions.
-#   2. build-tsan: gcc, ThreadSanitizer, the C API's thread tests and the
-#      read-ahead decoder of the lines table.
+#   2. build-tsan: gcc, ThreadSanitizer, the C API's thread tests, the
+#      read-ahead decoder of the lines table and the zstd read-ahead of
+#      .tar.zst bundles.
 # Safe to run again: the folders are reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,8 +31,8 @@ cmake --build build-sanitize -j"$jobs" >&2
 ctest --test-dir build-sanitize --output-on-failure -j"$jobs" -LE 'browser|fuzz_run|scale|bench'
 ctest --test-dir build-sanitize --output-on-failure -j"$jobs" -L fuzz_run
 
-echo "casefile sanitize: ThreadSanitizer build (the C API thread tests, the lines read-ahead)" >&2
+echo "casefile sanitize: ThreadSanitizer build (the C API thread tests, the lines read-ahead, the zstd read-ahead)" >&2
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCASEFILE_TSAN=ON \
   ${CASEFILE_CMAKE_ARGS:-} >/dev/null
-cmake --build build-tsan -j"$jobs" --target capi_threads_test extension_test index_tests >&2
-ctest --test-dir build-tsan --output-on-failure -R '^(capi_threads|extension_test|BlockReadAhead\..*|LinesReadAhead\..*)$'
+cmake --build build-tsan -j"$jobs" --target capi_threads_test extension_test index_tests bundle_tests >&2
+ctest --test-dir build-tsan --output-on-failure -R '^(capi_threads|extension_test|BlockReadAhead\..*|LinesReadAhead\..*|ZstdReadAhead\..*)$'

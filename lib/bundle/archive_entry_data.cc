@@ -13,8 +13,9 @@ const char kZeros[kZeroBytes] = {};
 
 }  // namespace
 
-ArchiveEntryData::ArchiveEntryData(archive* reader, EntryFailure& failure)
-    : reader_(reader), failure_(failure) {}
+ArchiveEntryData::ArchiveEntryData(archive* reader, EntryFailure& failure,
+                                   const std::function<int64_t()>& archive_at)
+    : reader_(reader), failure_(failure), archive_at_(archive_at) {}
 
 std::string_view ArchiveEntryData::Next() {
   if (failure_.failed()) throw failure_.error();
@@ -44,8 +45,7 @@ std::string_view ArchiveEntryData::Next() {
       // ARCHIVE_FATAL leaves the reader unusable; a lesser failure (an
       // encrypted or unsupported zip member) is the member's alone.
       FailedLayer layer = rc == ARCHIVE_FATAL ? FailedLayer::kArchive : FailedLayer::kEntry;
-      throw failure_.Record(layer, ErrorCode::kCorrupt, offset_,
-                            static_cast<int64_t>(archive_filter_bytes(reader_, -1)),
+      throw failure_.Record(layer, ErrorCode::kCorrupt, offset_, archive_at_(),
                             detail ? detail : "unknown error");
     }
     std::string_view chunk(static_cast<const char*>(block), size);

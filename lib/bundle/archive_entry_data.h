@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "bundle/entry.h"
@@ -15,9 +16,11 @@ namespace casefile::bundle {
 
 class ArchiveEntryData final : public EntryData {
  public:
-  // `reader` must be positioned on the member's header; both references must
+  // `reader` must be positioned on the member's header; the references must
   // outlive this object, which is only valid until the next header is read.
-  ArchiveEntryData(archive* reader, EntryFailure& failure);
+  // `archive_at` gives the byte of the archive file reached, for messages.
+  ArchiveEntryData(archive* reader, EntryFailure& failure,
+                   const std::function<int64_t()>& archive_at);
 
   std::string_view Next() override;
   uint64_t offset() const override { return offset_; }
@@ -25,6 +28,7 @@ class ArchiveEntryData final : public EntryData {
  private:
   archive* reader_;
   EntryFailure& failure_;
+  const std::function<int64_t()>& archive_at_;
   uint64_t offset_ = 0;
   bool done_ = false;
   // A sparse member's hole, delivered as zeros before `pending_`.

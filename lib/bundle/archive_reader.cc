@@ -9,10 +9,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <string_view>
 
 #include "bundle/archive_entry_data.h"
 #include "bundle/entry_dispatch.h"
+#include "bundle/zstd_read_ahead.h"
 #include "common/error.h"
 
 namespace casefile::bundle {
@@ -71,7 +74,9 @@ std::string ErrorString(archive* reader) {
   return text ? text : "no further detail";
 }
 
-std::string FormatName(archive* reader) {
+// `zstd_outside`: the file was decompressed by ZstdReadAhead, before
+// libarchive saw it.
+std::string FormatName(archive* reader, bool zstd_outside) {
   const char* format = archive_format_name(reader);
   std::string name = format ? format : "unknown format";
   for (int i = 0; i < archive_filter_count(reader); ++i) {
@@ -79,7 +84,21 @@ std::string FormatName(archive* reader) {
     const char* filter = archive_filter_name(reader, i);
     name += std::string(" + ") + (filter ? filter : "unknown filter");
   }
+  if (zstd_outside) name += " + zstd";
   return name;
+}
+
+// libarchive's read callback over a ZstdReadAhead: the decompressed bytes,
+// 0 at the end, -1 (fatal) with the decompression's error.
+la_ssize_t ReadAhead(archive* reader, void* client, const void** buffer) {
+  auto* ahead = static_cast<ZstdReadAhead*>(client);
+  std::string_view bytes;
+  if (!ahead->Next(&bytes)) {
+    archive_set_error(reader, EIO, "%s", ahead->error().c_str());
+    return -1;
+  }
+  *buffer = bytes.data();
+  return static_cast<la_ssize_t>(bytes.size());
 }
 
 EntryType TypeOf(archive_entry* entry) {
@@ -137,11 +156,21 @@ void ReadArchive(const std::string& path, const Limits& limits, ReadBudget& budg
   if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     throw Error(ErrorCode::kUnsupported, path + ": not a directory or a regular file");
   }
+  size_t block = std::clamp<size_t>(tuning.archive_block_bytes, 512, 1 << 20);
+  // A .tar.zst (what the collector writes) is decompressed on a thread of its
+  // own, ahead of the entries (zstd_read_ahead.h); other files go to
+  // libarchive's filters. Declared before the reader, which is freed first.
+  std::unique_ptr<ZstdReadAhead> ahead;
+  if (ZstdReadAhead::StartsWithZstdFrame(fd.get())) {
+    ahead = std::make_unique<ZstdReadAhead>(fd.get(), block);
+  }
   Reader reader(archive_read_new());
   if (!reader) throw std::bad_alloc();
   SupportFormats(reader.get());
-  size_t block = std::clamp<size_t>(tuning.archive_block_bytes, 512, 1 << 20);
-  if (archive_read_open_fd(reader.get(), fd.get(), block) != ARCHIVE_OK) {
+  const int opened = ahead
+                         ? archive_read_open(reader.get(), ahead.get(), nullptr, ReadAhead, nullptr)
+                         : archive_read_open_fd(reader.get(), fd.get(), block);
+  if (opened != ARCHIVE_OK) {
     throw Error(ErrorCode::kUnsupported, path +
                                              ": not a directory or a recognised archive "
                                              "(libarchive: " +
@@ -150,9 +179,14 @@ void ReadArchive(const std::string& path, const Limits& limits, ReadBudget& budg
 
   EntryDispatcher dispatch(path, limits, budget, visitor, result);
   archive* raw = reader.get();
-  dispatch.SetArchiveBytes([raw] {
-    return static_cast<uint64_t>(std::max<la_int64_t>(archive_filter_bytes(raw, -1), 0));
-  });
+  // The byte of the archive file reached (compressed, when it is): the
+  // offset that messages name and the decompression-bomb ratio divides by.
+  ZstdReadAhead* zstd = ahead.get();
+  const std::function<int64_t()> archive_at = [raw, zstd]() -> int64_t {
+    if (zstd) return static_cast<int64_t>(zstd->compressed_bytes());
+    return std::max<la_int64_t>(archive_filter_bytes(raw, -1), 0);
+  };
+  dispatch.SetArchiveBytes([archive_at] { return static_cast<uint64_t>(archive_at()); });
   bool first = true;
   la_int64_t last_retry_at = -1;
   for (;;) {
@@ -161,14 +195,15 @@ void ReadArchive(const std::string& path, const Limits& limits, ReadBudget& budg
     if (rc == ARCHIVE_EOF) break;
     if (rc == ARCHIVE_RETRY) {
       // A damaged header (tar: bad checksum) that libarchive stepped over;
-      // the next call looks for the next sound one. It must make progress.
-      la_int64_t at = archive_filter_bytes(reader.get(), -1);
-      if (at <= last_retry_at) {
-        dispatch.HeaderDamaged(at, ErrorString(reader.get()));
+      // the next call looks for the next sound one. It must make progress
+      // (in the bytes libarchive read, exact whoever decompressed them).
+      const la_int64_t read = archive_filter_bytes(reader.get(), -1);
+      if (read <= last_retry_at) {
+        dispatch.HeaderDamaged(archive_at(), ErrorString(reader.get()));
         break;
       }
-      last_retry_at = at;
-      if (!dispatch.HeaderSkipped(at, ErrorString(reader.get()))) break;
+      last_retry_at = read;
+      if (!dispatch.HeaderSkipped(archive_at(), ErrorString(reader.get()))) break;
       continue;
     }
     if (rc < ARCHIVE_WARN) {
@@ -178,17 +213,17 @@ void ReadArchive(const std::string& path, const Limits& limits, ReadBudget& budg
                                                  "(libarchive: " +
                                                  ErrorString(reader.get()) + ")");
       }
-      dispatch.HeaderDamaged(archive_filter_bytes(reader.get(), -1), ErrorString(reader.get()));
+      dispatch.HeaderDamaged(archive_at(), ErrorString(reader.get()));
       break;
     }
     first = false;
     const char* raw_path = RawPathOf(entry);
-    if (!dispatch.Admit(raw_path, archive_filter_bytes(reader.get(), -1))) break;
+    if (!dispatch.Admit(raw_path, archive_at())) break;
     EntryInfo info = InfoOf(entry, raw_path);
-    ArchiveEntryData data(reader.get(), dispatch.failure());
+    ArchiveEntryData data(reader.get(), dispatch.failure(), archive_at);
     if (!dispatch.Deliver(info, info.type == EntryType::kFile ? &data : nullptr)) break;
   }
-  result.format = FormatName(reader.get());
+  result.format = FormatName(reader.get(), ahead != nullptr);
 }
 
 }  // namespace casefile::bundle
