@@ -60,6 +60,8 @@ struct casefile_report {
   uint32_t magic = casefile::capi::kReportMagic;
   casefile::Report report;
   std::vector<casefile_finding> findings;  // same order as report.findings
+  // Made with CASEFILE_OMIT_CONTEXT: no HTML or markdown.
+  bool no_context = false;
 };
 
 // A diff report owns its items; the headline's summaries are kept as their

@@ -81,7 +81,12 @@ casefile_status casefile_analyze_options_init(casefile_analyze_options* opts,
                                               unsigned int version) {
   if (opts == nullptr) return CASEFILE_E_ARGUMENT;
   if (version < 1 || version > CASEFILE_ANALYZE_OPTIONS_VERSION) return CASEFILE_E_VERSION;
-  *opts = casefile_analyze_options CASEFILE_ANALYZE_OPTIONS_INIT;
+  // A caller's struct of an older version is shorter: only the fields that
+  // version has are written.
+  const casefile_analyze_options defaults = CASEFILE_ANALYZE_OPTIONS_INIT;
+  const size_t size =
+      version == 1 ? offsetof(casefile_analyze_options, omit) : sizeof(casefile_analyze_options);
+  std::memcpy(static_cast<void*>(opts), &defaults, size);
   opts->version = version;
   return CASEFILE_OK;
 }

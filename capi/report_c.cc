@@ -48,6 +48,14 @@ casefile_status casefile_session_analyze(casefile_report** out, casefile_session
   return Guard(kFn, session, err, [&]() -> casefile_status {
     std::vector<std::string> names = casefile::capi::AnalyzerNames(opts);
     bool store = opts == nullptr || opts->no_store == 0;
+    // Fields of version 2 exist only in a caller's struct of version 2 or later.
+    const uint64_t omit = opts != nullptr && opts->version >= 2 ? opts->omit : 0;
+    if ((omit & ~uint64_t{CASEFILE_OMIT_CONTEXT}) != 0) {
+      throw casefile::Error(casefile::ErrorCode::kArgument,
+                            "opts->omit has bits this library does not know: " +
+                                std::to_string(omit & ~uint64_t{CASEFILE_OMIT_CONTEXT}));
+    }
+    const bool no_context = (omit & CASEFILE_OMIT_CONTEXT) != 0;
     // Index here rather than inside Analyze so casefile_session_index_reused
     // tells the truth about this index too.
     if (!session->session->indexed()) {
@@ -57,7 +65,9 @@ casefile_status casefile_session_analyze(casefile_report** out, casefile_session
       session->reused = outcome.reused;
     }
     auto handle = std::make_unique<casefile_report>();
-    handle->report = session->session->Analyze(names, store);
+    handle->report = session->session->Analyze(
+        names, store, no_context ? casefile::ReportParts::kNoContext : casefile::ReportParts::kAll);
+    handle->no_context = no_context;
     handle->findings.reserve(handle->report.findings.size());
     for (const auto& f : handle->report.findings) {
       handle->findings.push_back(casefile_finding{casefile::capi::kFindingMagic, f});
@@ -87,6 +97,11 @@ casefile_status casefile_report_render(char** out, const casefile_report* report
   return Guard(kFn, nullptr, err, [&]() -> casefile_status {
     std::string text;
     const int bits = casefile::capi::EnumBits(format);
+    if (report->no_context && (bits == CASEFILE_FORMAT_HTML || bits == CASEFILE_FORMAT_MARKDOWN)) {
+      throw casefile::Error(casefile::ErrorCode::kArgument,
+                            "the report was made without its context (CASEFILE_OMIT_CONTEXT): "
+                            "it renders as JSON or text, not as HTML or markdown");
+    }
     if (bits == CASEFILE_FORMAT_JSON) {
       text = casefile::RenderJson(report->report);
     } else if (bits == CASEFILE_FORMAT_TEXT || bits == CASEFILE_FORMAT_TEXT_COLOR) {

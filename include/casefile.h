@@ -87,7 +87,7 @@ extern "C" {
 
 #define CASEFILE_VERSION_MAJOR 0
 #define CASEFILE_VERSION_MINOR 4
-#define CASEFILE_VERSION_PATCH 5
+#define CASEFILE_VERSION_PATCH 6
 /* MAJOR*1000000 + MINOR*1000 + PATCH */
 #define CASEFILE_VERSION_NUMBER \
   (CASEFILE_VERSION_MAJOR * 1000000 + CASEFILE_VERSION_MINOR * 1000 + CASEFILE_VERSION_PATCH)
@@ -190,7 +190,7 @@ typedef struct casefile_open_options {
 CASEFILE_API casefile_status casefile_open_options_init(casefile_open_options* opts,
                                                         unsigned int version);
 
-#define CASEFILE_ANALYZE_OPTIONS_VERSION 1
+#define CASEFILE_ANALYZE_OPTIONS_VERSION 2
 
 typedef struct casefile_analyze_options {
   unsigned int version; /* CASEFILE_ANALYZE_OPTIONS_VERSION */
@@ -199,10 +199,21 @@ typedef struct casefile_analyze_options {
   size_t analyzer_count;
   /* Non-zero: do not store the findings in the index. */
   int no_store;
+  /* Version 2 (since 0.4.6). Parts of the report to leave out: 0 or
+   * CASEFILE_OMIT_CONTEXT; another bit is CASEFILE_E_ARGUMENT. */
+  uint64_t omit;
 } casefile_analyze_options;
 
+/* casefile_analyze_options.omit: leave out what only the HTML and markdown
+ * renderings draw (the loss and step-time curves, the per-host timelines,
+ * the lines around each evidence line), which spares reading every metric
+ * series again: about 0.3 s on a 1 GiB bundle. Such a report renders as
+ * JSON and text exactly as a whole one; rendering it as HTML or markdown
+ * fails with CASEFILE_E_ARGUMENT. Since 0.4.6. */
+#define CASEFILE_OMIT_CONTEXT 1u
+
 #define CASEFILE_ANALYZE_OPTIONS_INIT \
-  { CASEFILE_ANALYZE_OPTIONS_VERSION, NULL, 0, 0 }
+  { CASEFILE_ANALYZE_OPTIONS_VERSION, NULL, 0, 0, 0 }
 
 /* Fills `opts` with defaults for `version` (all analyzers, findings stored).
  * The caller owns `opts`; nothing is allocated. Returns CASEFILE_E_VERSION for

@@ -91,6 +91,7 @@ int main(void) {
   FIELD(casefile_analyze_options, analyzers);
   FIELD(casefile_analyze_options, analyzer_count);
   FIELD(casefile_analyze_options, no_store);
+  FIELD(casefile_analyze_options, omit);
 
   STRUCT(casefile_collect_options);
   FIELD(casefile_collect_options, version);

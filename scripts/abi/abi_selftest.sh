@@ -57,7 +57,7 @@ expect field_resized 1 "field casefile_collect_options threads moved" \
 expect field_removed 1 "field casefile_diff_options no_store removed or renamed" \
   '/^field casefile_diff_options no_store /d'
 expect struct_shrank 1 "struct casefile_analyze_options shrank" \
-  's/^\(struct casefile_analyze_options size \)32 /\124 /'
+  's/^\(struct casefile_analyze_options size \)40 /\132 /'
 expect struct_align 1 "struct casefile_plugin_info alignment changed" \
   's/^\(struct casefile_plugin_info size [0-9]* align \)8$/\116/'
 expect enum_renumbered 1 "enumerator casefile_status CASEFILE_E_IO renumbered from 200 to 250" \

@@ -802,6 +802,67 @@ static void test_report_null(void) {
   casefile_report_free(NULL);
 }
 
+/* Options version 2: a report without its context (CASEFILE_OMIT_CONTEXT)
+ * renders as JSON and text exactly as one with it, and refuses HTML and
+ * markdown; unknown bits are refused; a version 1 struct never has its
+ * (absent) omit field read. */
+static void test_analyze_without_context(casefile_session* s) {
+  casefile_analyze_options opts;
+  casefile_report *full = NULL, *bare = NULL, *old = NULL;
+  casefile_error* err = NULL;
+  char *a = NULL, *b = NULL, *out = (char*)&g_passed;
+  int k;
+  const casefile_format same[2] = {CASEFILE_FORMAT_JSON, CASEFILE_FORMAT_TEXT};
+  const casefile_format refused[2] = {CASEFILE_FORMAT_HTML, CASEFILE_FORMAT_MARKDOWN};
+
+  CHECK_STATUS(casefile_analyze_options_init(&opts, 2), CASEFILE_OK);
+  CHECK(opts.omit == 0);
+  opts.no_store = 1;
+  CHECK_STATUS(casefile_session_analyze(&full, s, &opts, NULL), CASEFILE_OK);
+  opts.omit = 2;
+  CHECK_STATUS(casefile_session_analyze(&bare, s, &opts, &err), CASEFILE_E_ARGUMENT);
+  CHECK(bare == NULL && contains(casefile_error_message(err), "omit"));
+  casefile_error_free(err);
+  err = NULL;
+  opts.omit = CASEFILE_OMIT_CONTEXT;
+  CHECK_STATUS(casefile_session_analyze(&bare, s, &opts, NULL), CASEFILE_OK);
+  CHECK(casefile_report_finding_count(bare) == casefile_report_finding_count(full));
+  for (k = 0; k < 2; ++k) {
+    CHECK_STATUS(casefile_report_render(&a, full, same[k], NULL), CASEFILE_OK);
+    CHECK_STATUS(casefile_report_render(&b, bare, same[k], NULL), CASEFILE_OK);
+    CHECK(a != NULL && b != NULL && strcmp(a, b) == 0);
+    casefile_string_free(a);
+    casefile_string_free(b);
+  }
+  for (k = 0; k < 2; ++k) {
+    out = (char*)&g_passed;
+    CHECK_STATUS(casefile_report_render(&out, bare, refused[k], &err), CASEFILE_E_ARGUMENT);
+    CHECK(out == NULL);
+    CHECK(contains(casefile_error_message(err), "CASEFILE_OMIT_CONTEXT"));
+    casefile_error_free(err);
+    err = NULL;
+    CHECK_STATUS(casefile_report_render(&out, full, refused[k], NULL), CASEFILE_OK);
+    casefile_string_free(out);
+  }
+
+  /* A version 1 caller's struct ends before omit: whatever lies there (here
+   * 0xab bytes) is neither written by the init nor read by the analysis. */
+  memset(&opts, 0xab, sizeof opts);
+  CHECK_STATUS(casefile_analyze_options_init(&opts, 1), CASEFILE_OK);
+  {
+    const unsigned char* p = (const unsigned char*)&opts.omit;
+    CHECK(p[0] == 0xab);
+  }
+  opts.no_store = 1;
+  CHECK_STATUS(casefile_session_analyze(&old, s, &opts, NULL), CASEFILE_OK);
+  CHECK_STATUS(casefile_report_render(&out, old, CASEFILE_FORMAT_HTML, NULL), CASEFILE_OK);
+  casefile_string_free(out);
+
+  casefile_report_free(full);
+  casefile_report_free(bare);
+  casefile_report_free(old);
+}
+
 static void test_analyze_and_report(void) {
   size_t i, n;
   const casefile_finding* bad_chip = NULL;
@@ -815,6 +876,7 @@ static void test_analyze_and_report(void) {
   casefile_session* s = open_session(g_bundle, "analyze.db", 0);
 
   test_analyze_errors(s);
+  test_analyze_without_context(s);
 
   CHECK_STATUS(casefile_analyze_options_init(&opts, CASEFILE_ANALYZE_OPTIONS_VERSION), CASEFILE_OK);
   only_hang[0] = "hang";

@@ -94,6 +94,9 @@ int RunAnalyze(const CommandArgs& argv) {
   opts.analyzers = name_ptrs.empty() ? nullptr : name_ptrs.data();
   opts.analyzer_count = name_ptrs.size();
   opts.no_store = args.Has("no-store") ? 1 : 0;
+  // Text and JSON draw no curves, timelines or evidence context: skip
+  // loading them.
+  if (format == "text" || format == "json") opts.omit = CASEFILE_OMIT_CONTEXT;
   casefile_report* raw_report = nullptr;
   casefile_error* err = nullptr;
   Check(casefile_session_analyze(&raw_report, s.session.get(), &opts, &err), err);

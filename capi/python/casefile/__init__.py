@@ -104,13 +104,14 @@ def open(*paths, **options):  # noqa: A001 - mirrors casefile_session_open
 
 
 def analyze(*paths, index=None, analyzers=None, store=True, index_dir=None, reindex=False,
-            progress=None):
+            progress=None, context=True):
     """Indexes `paths` (reusing an index of the same inputs) and runs the
     analyzers (all when None); returns the Report. ``report.partial`` tells
-    a partly read input; NotFoundError for a missing one."""
+    a partly read input; NotFoundError for a missing one. ``context=False``:
+    see Session.analyze (JSON and text only, faster)."""
     with Session(*paths, index=index, index_dir=index_dir, reindex=reindex) as session:
         index_result = session.index(progress=progress)
-        report = session.analyze(analyzers=analyzers, store=store)
+        report = session.analyze(analyzers=analyzers, store=store, context=context)
         report.index = index_result
         return report
 

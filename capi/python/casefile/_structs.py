@@ -10,7 +10,8 @@ import ctypes
 _ps = ctypes.POINTER(ctypes.c_char_p)
 
 OPEN_OPTIONS_VERSION = 2
-ANALYZE_OPTIONS_VERSION = 1
+ANALYZE_OPTIONS_VERSION = 2  # 2: omit (since 0.4.6)
+OMIT_CONTEXT = 1  # AnalyzeOptions.omit: no curves, timelines, evidence context
 COLLECT_OPTIONS_VERSION = 1
 DIFF_OPTIONS_VERSION = 1
 QUERY_OPTIONS_VERSION = 1  # since 0.4
@@ -42,6 +43,7 @@ class AnalyzeOptions(ctypes.Structure):
         ("analyzers", _ps),
         ("analyzer_count", ctypes.c_size_t),
         ("no_store", ctypes.c_int),
+        ("omit", ctypes.c_uint64),  # version 2
     ]
 
 

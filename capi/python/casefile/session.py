@@ -186,10 +186,13 @@ class Session(_OwnedHandle):
             return IndexResult(partial=status == PARTIAL, reused=self.reused,
                                path=self.index_path)
 
-    def analyze(self, analyzers=None, store=True):
+    def analyze(self, analyzers=None, store=True, context=True):
         """Runs the analyzers (all when None; else an iterable of names) and
         returns the Report. ``store=False`` keeps the findings out of the
-        index. UnknownAnalyzerError for a name not registered."""
+        index. ``context=False`` leaves out what only the HTML and markdown
+        renderings draw (curves, timelines, evidence context; faster on big
+        bundles): such a report renders as JSON and text only.
+        UnknownAnalyzerError for a name not registered."""
         opts = _structs.AnalyzeOptions()
         err = ErrorSlot()
         check(lib().analyze_options_init(ctypes.byref(opts), _structs.ANALYZE_OPTIONS_VERSION), err)
@@ -198,6 +201,7 @@ class Session(_OwnedHandle):
         opts.analyzers = array
         opts.analyzer_count = count
         opts.no_store = 0 if store else 1
+        opts.omit = 0 if context else _structs.OMIT_CONTEXT
         out = ctypes.c_void_p()
         with self._lock:
             check(lib().session_analyze(ctypes.byref(out), self._live(), ctypes.byref(opts), err.ref),

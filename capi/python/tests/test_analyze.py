@@ -94,6 +94,18 @@ class AnalyzeCorpusTest(SharedIndexTest):
         self.assertEqual([a.name for a in report.analyzers], ["build"])
         self.assertEqual(report.findings, [])  # hang did not run
 
+    def test_without_context_renders_json_and_text_only(self):
+        # Options version 2: the same JSON and text; HTML is refused.
+        path, index = corpus("hang_bad_chip", "bundle"), self.shared_index("bad_chip")
+        full = casefile.analyze(path, index=index, store=False)
+        bare = casefile.analyze(path, index=index, store=False, context=False)
+        self.assertEqual(bare.json, full.json)
+        self.assertEqual(bare.text, full.text)
+        with self.assertRaises(casefile.ArgumentError) as cm:
+            bare.html  # noqa: B018 (the property renders)
+        self.assertIn("CASEFILE_OMIT_CONTEXT", cm.exception.message)
+        self.assertIn("<html", full.html)
+
     def test_unknown_analyzer(self):
         with self.assertRaises(casefile.UnknownAnalyzerError) as cm:
             casefile.analyze(corpus("hang_bad_chip", "bundle"), analyzers=["no-such-analyzer"],
