@@ -25,6 +25,7 @@
 #include "common/hash.h"
 #include "common/version.h"
 #include "index/bounded_queue.h"
+#include "index/early_writeback.h"
 #include "index/index_reader.h"
 #include "index/index_store.h"
 #include "index/index_temp_files.h"
@@ -168,6 +169,8 @@ struct IndexWriter::Impl {
     try {
       BlockCompressor compressor;
       StoredBlock scratch;
+      // Line blocks are most of the file's bytes: they pace the writeback.
+      EarlyWriteback writeback(temp_path);
       for (;;) {
         std::optional<WorkItem> item = queue.Pop();
         if (!item) return;
@@ -175,10 +178,12 @@ struct IndexWriter::Impl {
         if (item->block) {
           compressor.Compress(*item->block, scratch);
           store->StoreBlock(scratch);
+          writeback.Stored(scratch.data.size());
           Recycle(std::move(item->block));
         }
         if (item->stored) {
           store->StoreBlock(*item->stored);
+          writeback.Stored(item->stored->data.size());
           Recycle(std::move(item->stored));
         }
         if (item->finish) return;
