@@ -208,8 +208,9 @@ typedef struct casefile_analyze_options {
  * renderings draw (the loss and step-time curves, the per-host timelines,
  * the lines around each evidence line), which spares reading every metric
  * series again: about 0.3 s on a 1 GiB bundle. Such a report renders as
- * JSON and text exactly as a whole one; rendering it as HTML or markdown
- * fails with CASEFILE_E_ARGUMENT. Since 0.4.6. */
+ * JSON and text as a whole one does, but for the warnings about that context
+ * (a part that could not be loaded), which it never loads; rendering it as
+ * HTML or markdown fails with CASEFILE_E_ARGUMENT. Since 0.4.6. */
 #define CASEFILE_OMIT_CONTEXT 1u
 
 #define CASEFILE_ANALYZE_OPTIONS_INIT \

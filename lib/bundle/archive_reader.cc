@@ -90,15 +90,21 @@ std::string FormatName(archive* reader, bool zstd_outside) {
 
 // libarchive's read callback over a ZstdReadAhead: the decompressed bytes,
 // 0 at the end, -1 (fatal) with the decompression's error.
-la_ssize_t ReadAhead(archive* reader, void* client, const void** buffer) {
+// libarchive is C: nothing may unwind through it.
+la_ssize_t ReadAhead(archive* reader, void* client, const void** buffer) noexcept {
   auto* ahead = static_cast<ZstdReadAhead*>(client);
-  std::string_view bytes;
-  if (!ahead->Next(&bytes)) {
-    archive_set_error(reader, EIO, "%s", ahead->error().c_str());
+  try {
+    std::string_view bytes;
+    if (!ahead->Next(&bytes)) {
+      archive_set_error(reader, EIO, "%s", ahead->error().c_str());
+      return -1;
+    }
+    *buffer = bytes.data();
+    return static_cast<la_ssize_t>(bytes.size());
+  } catch (...) {
+    archive_set_error(reader, ENOMEM, "zstd: out of memory or threads while decompressing");
     return -1;
   }
-  *buffer = bytes.data();
-  return static_cast<la_ssize_t>(bytes.size());
 }
 
 EntryType TypeOf(archive_entry* entry) {

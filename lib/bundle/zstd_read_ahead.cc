@@ -33,6 +33,7 @@ bool ZstdReadAhead::StartsWithZstdFrame(int fd) {
 
 ZstdReadAhead::ZstdReadAhead(int fd, size_t read_bytes)
     : fd_(fd), read_bytes_(read_bytes == 0 ? ZSTD_DStreamInSize() : read_bytes) {
+  free_.reserve(kAheadBuffers + 2);  // every buffer there can be: Next never grows it
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -55,9 +56,15 @@ bool ZstdReadAhead::TakeFree(Buffer* out) {
     free_.pop_back();
     return true;
   }
+  ++allocated_;
   lock.unlock();
   out->data.reset(new char[kBufferBytes]);
   return true;
+}
+
+size_t ZstdReadAhead::buffers_made() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return allocated_;
 }
 
 void ZstdReadAhead::Deliver(Buffer buffer) {
@@ -72,6 +79,7 @@ void ZstdReadAhead::Finish(std::string error) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
+    thread_failed_ = !error.empty();
     thread_error_ = std::move(error);
   }
   changed_.notify_all();
@@ -135,8 +143,15 @@ void ZstdReadAhead::Run() {
                           : "zstd: the stream ends inside a frame (truncated)" + At(consumed));
       }
     }
-  } catch (const std::exception& e) {
-    Finish(std::string("zstd: ") + e.what());
+  } catch (...) {
+    // Allocation failed (the context, a buffer): the reader is told so.
+    // Finish itself may fail to copy a message, hence the flag apart.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      finished_ = true;
+      thread_failed_ = true;
+    }
+    changed_.notify_all();
   }
 }
 
@@ -159,8 +174,8 @@ bool ZstdReadAhead::Next(std::string_view* out) {
     *out = std::string_view(current_.data.get(), current_.size);
     return true;
   }
-  if (thread_error_.empty()) return true;  // the end
-  error_ = thread_error_;
+  if (!thread_failed_) return true;  // the end
+  error_ = thread_error_.empty() ? "zstd: out of memory while decompressing" : thread_error_;
   return false;
 }
 

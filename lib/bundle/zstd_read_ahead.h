@@ -56,6 +56,9 @@ class ZstdReadAhead {
   // far were produced: the archive byte to name in messages about them.
   uint64_t compressed_bytes() const { return compressed_bytes_; }
 
+  // Buffers made so far: at most kAheadBuffers + 2 (for tests).
+  size_t buffers_made();
+
  private:
   struct Buffer {
     std::unique_ptr<char[]> data;
@@ -76,9 +79,11 @@ class ZstdReadAhead {
   std::condition_variable changed_;
   std::deque<Buffer> filled_;  // in stream order
   std::vector<Buffer> free_;
-  bool stopping_ = false;  // the reader is gone
-  bool finished_ = false;  // the thread delivered its last buffer
+  bool stopping_ = false;       // the reader is gone
+  bool finished_ = false;       // the thread delivered its last buffer
+  bool thread_failed_ = false;  // ... and then failed: thread_error_ says why, if it could
   std::string thread_error_;
+  size_t allocated_ = 0;  // buffers made, for tests
 
   // Reader side only.
   Buffer current_;

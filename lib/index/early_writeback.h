@@ -8,6 +8,12 @@
 // Durability still comes from that fsync alone; this only moves the I/O
 // earlier. Where sync_file_range does not exist (not Linux), it does
 // nothing.
+//
+// The object holds a descriptor of the file of its own, and closing any
+// descriptor of a file drops every POSIX lock the process holds on it,
+// SQLite's exclusive lock included (which tells other writers' stale-file
+// cleanup that the build is alive, index_temp_files.h): destroy it only
+// after the SQLite connection to the file is closed.
 #pragma once
 
 #include <cstdint>

@@ -128,6 +128,10 @@ struct IndexWriter::Impl {
 
   std::string final_path;
   std::string temp_path;
+  // Declared before the store, and reset after it: closing the writeback's
+  // descriptor of the file would drop SQLite's POSIX locks on it
+  // (early_writeback.h). Used by the storing thread only.
+  std::unique_ptr<EarlyWriteback> writeback;
   std::unique_ptr<IndexStore> store;
   BoundedQueue<WorkItem> queue{kQueueItems};
   std::thread thread;
@@ -170,7 +174,7 @@ struct IndexWriter::Impl {
       BlockCompressor compressor;
       StoredBlock scratch;
       // Line blocks are most of the file's bytes: they pace the writeback.
-      EarlyWriteback writeback(temp_path);
+      EarlyWriteback& writeback = *this->writeback;
       for (;;) {
         std::optional<WorkItem> item = queue.Pop();
         if (!item) return;
@@ -379,6 +383,7 @@ struct IndexWriter::Impl {
       thread.join();
     }
     store.reset();
+    writeback.reset();
     if (!temp_path.empty()) std::remove(temp_path.c_str());
   }
 };
@@ -389,6 +394,7 @@ IndexWriter::IndexWriter(const std::string& final_path) : impl_(std::make_unique
   RemoveStaleIndexTemporaries(final_path);
   impl_->temp_path = TempIndexPathFor(final_path);
   try {
+    impl_->writeback = std::make_unique<EarlyWriteback>(impl_->temp_path);
     impl_->store = std::make_unique<IndexStore>(impl_->temp_path);
     impl_->thread = std::thread([impl = impl_.get()] { impl->Run(); });
   } catch (...) {
@@ -646,6 +652,7 @@ void IndexWriter::Commit() {
     };
     w.store->Finish(forced, defaults);
     w.store.reset();
+    w.writeback.reset();
     SyncFile(w.temp_path);
     // The one step that publishes the index: before it the final path holds
     // the old index (or nothing), after it the whole new one. Two writers of

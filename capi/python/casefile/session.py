@@ -195,13 +195,17 @@ class Session(_OwnedHandle):
         UnknownAnalyzerError for a name not registered."""
         opts = _structs.AnalyzeOptions()
         err = ErrorSlot()
-        check(lib().analyze_options_init(ctypes.byref(opts), _structs.ANALYZE_OPTIONS_VERSION), err)
+        # Version 1 unless `omit` is needed, so that a library older than
+        # 0.4.6 (options version 1) still runs a whole analysis.
+        version = _structs.ANALYZE_OPTIONS_VERSION if not context else 1
+        check(lib().analyze_options_init(ctypes.byref(opts), version), err)
         names = [] if analyzers is None else [analyzers] if isinstance(analyzers, str) else list(analyzers)
         array, count, keep = _structs.string_array(names, encode_text)
         opts.analyzers = array
         opts.analyzer_count = count
         opts.no_store = 0 if store else 1
-        opts.omit = 0 if context else _structs.OMIT_CONTEXT
+        if not context:
+            opts.omit = _structs.OMIT_CONTEXT
         out = ctypes.c_void_p()
         with self._lock:
             check(lib().session_analyze(ctypes.byref(out), self._live(), ctypes.byref(opts), err.ref),
