@@ -18,6 +18,21 @@
 
 namespace casefile::scan {
 
+namespace detail {
+
+// Calls hit(base + k) for each bit k set in `bits`, lowest first; true as
+// soon as hit returns true. The searches below find 16 positions at a time
+// as a bit mask.
+template <typename Hit>
+inline bool ReportBits(size_t base, uint32_t bits, Hit& hit) {
+  for (; bits != 0; bits &= bits - 1) {
+    if (hit(base + static_cast<size_t>(__builtin_ctz(bits)))) return true;
+  }
+  return false;
+}
+
+}  // namespace detail
+
 // Calls hit(i) for every i where s[i] is a, b, c or d, in order, until hit
 // returns true; returns whether one did.
 template <typename Hit>
@@ -35,13 +50,7 @@ inline bool AnyOfFourBytes(std::string_view s, char a, char b, char c, char d, H
                                    _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
     return static_cast<uint32_t>(_mm_movemask_epi8(m));
   };
-  // Calls hit for each set bit, from offset `base`; true when hit did.
-  auto report = [&](size_t base, uint32_t bits) {
-    for (; bits != 0; bits &= bits - 1) {
-      if (hit(base + static_cast<size_t>(__builtin_ctz(bits)))) return true;
-    }
-    return false;
-  };
+  auto report = [&](size_t base, uint32_t bits) { return detail::ReportBits(base, bits, hit); };
   for (; i + 16 <= n; i += 16) {
     if (report(i, mask16(p + i))) return true;
   }
@@ -93,12 +102,7 @@ inline bool AnyOfFourPairs(std::string_view s, BytePair a, BytePair b, BytePair 
       const __m128i m = _mm_or_si128(_mm_or_si128(ma, mb), _mm_or_si128(mc, md));
       return static_cast<uint32_t>(_mm_movemask_epi8(m));
     };
-    auto report = [&](size_t base, uint32_t bits) {
-      for (; bits != 0; bits &= bits - 1) {
-        if (hit(base + static_cast<size_t>(__builtin_ctz(bits)))) return true;
-      }
-      return false;
-    };
+    auto report = [&](size_t base, uint32_t bits) { return detail::ReportBits(base, bits, hit); };
     for (; i + 17 <= n; i += 16) {
       if (report(i, mask16(p + i))) return true;
     }
