@@ -63,9 +63,10 @@ void RunLinePass(const std::vector<FileRow>& files, const std::vector<LineScan*>
       if (live.empty()) continue;
       // A consumer that throws fails its own scan only; the lines still go
       // to the others.
-      auto each = [&](auto&& call) {
+      // `only`, when given, skips the consumers it holds 0 for.
+      auto each = [&](auto&& call, const std::vector<char>* only = nullptr) {
         for (size_t c = 0; c < live.size(); ++c) {
-          if (!live[c]) continue;
+          if (!live[c] || (only && !(*only)[c])) continue;
           try {
             call(*live[c]);
           } catch (...) {
@@ -75,8 +76,29 @@ void RunLinePass(const std::vector<FileRow>& files, const std::vector<LineScan*>
         }
       };
       try {
-        reader.ScanLines(file.id, [&](const LineRecord& rec) {
-          each([&](FileLineConsumer& c) { c.Line(rec); });
+        const std::vector<BlockInfo> blocks = reader.Blocks(file.id);
+        each([&](FileLineConsumer& c) { c.Plan(blocks); });
+        // Each block's lines go to the consumers that want it: the others
+        // would find nothing in it (that is what their marks say), and the
+        // rule automaton costs as much as decoding.
+        std::vector<char> wants(live.size(), 0);
+        auto wanted = [&](const BlockInfo& b) {
+          bool any = false;
+          for (size_t c = 0; c < live.size(); ++c) {
+            wants[c] = 0;
+            if (!live[c]) continue;
+            try {
+              wants[c] = live[c]->Wants(b);
+            } catch (...) {
+              live[c] = nullptr;
+              record(which[c], i, std::current_exception());
+            }
+            any = any || wants[c];
+          }
+          return any;
+        };
+        reader.ScanBlocks(file.id, blocks, wanted, [&](const LineRecord& rec) {
+          each([&](FileLineConsumer& c) { c.Line(rec); }, &wants);
           return true;
         });
         each([](FileLineConsumer& c) { c.Finish(); });

@@ -6,6 +6,13 @@
 // the file, over the threads of the analysis (a file at a time, whichever
 // thread is free).
 //
+// Not every block is read: ingest marks each block with what the scans look
+// for in its lines (line_marks.h), each consumer says which blocks it needs
+// (Wants), and the pass decodes only the blocks some consumer of the file
+// wants, handing each block's lines only to the consumers that want it (in
+// order). A consumer's result must be the same whether it is given every
+// block or only those it wants (tests/corpus/line_marks_corpus_test.cc).
+//
 // An analyzer takes part by returning a LineScan from
 // Analyzer::MakeLineScan: ForFile gives a consumer for the lines of one
 // file (or none), and Run finds the filled scan, one consumer per file in
@@ -29,6 +36,16 @@ class Analyzer;
 class FileLineConsumer {
  public:
   virtual ~FileLineConsumer() = default;
+  // Before the first line: the file's blocks, without their lines.
+  virtual void Plan(const std::vector<BlockInfo>& blocks) { (void)blocks; }
+  // Whether this consumer needs the lines of `block`. Asked for each block
+  // in turn, after the lines it was given of the blocks before it; true
+  // unless the consumer knows (from the block's marks) that it holds
+  // nothing for it. Only the blocks it wants reach Line().
+  virtual bool Wants(const BlockInfo& block) const {
+    (void)block;
+    return true;
+  }
   // Lines come in order; host and rank are the file's where the line names
   // none (as IndexReader::ScanLines gives them).
   virtual void Line(const LineRecord& rec) = 0;

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "analyze/line_marks.h"
 #include "analyze/runner.h"
 #include "bundle/bundle_reader.h"
 #include "common/error.h"
@@ -143,7 +144,10 @@ IndexOutcome Session::Index(const ProgressFn& progress) {
   }
   {
     IndexWriter writer(index_path_);
-    IngestResult r = IngestInputs(inputs_, options_.limits, progress, writer);
+    // The analyzers' line tests run at ingest, so an analysis reads only
+    // the blocks that hold what they look for (analyze/line_marks.h).
+    IngestResult r =
+        IngestInputs(inputs_, options_.limits, progress, writer, &AnalysisLineMarking());
     writer.SetMeta("casefile_version", kVersionString);
     writer.SetMeta("created_at", UtcNow());
     writer.SetMeta("inputs_identity", identity);

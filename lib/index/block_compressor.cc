@@ -32,6 +32,7 @@ void BlockCompressor::Compress(const Block& block, StoredBlock& out) {
   out.first_offset = static_cast<int64_t>(block.lines.front().offset);
   out.min_ts = block.min_ts;
   out.max_ts = block.max_ts;
+  out.scan_marks = block.scan_marks;
   out.raw_bytes = static_cast<int64_t>(encoded_.size());
 }
 

@@ -21,6 +21,7 @@ struct StoredBlock {
   int64_t first_offset = 0;
   int64_t min_ts = kNoTimestamp;  // kNoTimestamp: NULL
   int64_t max_ts = kNoTimestamp;
+  uint32_t scan_marks = 0;
   int64_t raw_bytes = 0;
   ByteBuffer data;  // the zstd frame
 };

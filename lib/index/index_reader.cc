@@ -251,32 +251,90 @@ std::vector<TemplateSignatureRow> IndexReader::TemplateSignatures() const {
   return out;
 }
 
+namespace {
+
+// Lines without their own host or rank take the file's (see lines_vtab.cc).
+struct FileDefaults {
+  std::string host;
+  int64_t rank = -1;
+};
+
+FileDefaults DefaultsOf(sqlite3* db, int64_t file_id) {
+  FileDefaults d;
+  Statement a(db, "SELECT host, rank FROM files WHERE id = ?1");
+  a.Bind(1, file_id);
+  if (a.Step()) {
+    if (!a.IsNull(0)) d.host = a.Text(0);
+    if (!a.IsNull(1)) d.rank = a.Int(1);
+  }
+  return d;
+}
+
+// Hands out the lines of the decoded `block`; false when `cb` stopped.
+bool HandOut(const DecodedBlock& block, int64_t file_id, int64_t first_line, const FileDefaults& d,
+             const std::function<bool(const LineRecord&)>& cb) {
+  for (size_t i = 0; i < block.size(); ++i) {
+    LineRecord rec = block.Record(i, file_id, first_line);
+    if (rec.host.empty()) rec.host = d.host;
+    if (rec.rank == -1 && d.rank >= 0 && d.rank <= INT32_MAX)
+      rec.rank = static_cast<int32_t>(d.rank);
+    if (!cb(rec)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void IndexReader::ScanLines(int64_t file_id,
                             const std::function<bool(const LineRecord&)>& cb) const {
-  // Lines without their own host or rank take the file's (see lines_vtab.cc).
-  std::string file_host;
-  int64_t file_rank = -1;
-  {
-    Statement a(impl_->db, "SELECT host, rank FROM files WHERE id = ?1");
-    a.Bind(1, file_id);
-    if (a.Step()) {
-      if (!a.IsNull(0)) file_host = a.Text(0);
-      if (!a.IsNull(1)) file_rank = a.Int(1);
-    }
-  }
+  const FileDefaults d = DefaultsOf(impl_->db, file_id);
   Statement s(impl_->db, kBlocksOfFile);
   s.Bind(1, file_id);
   DecodedBlock block;
   while (s.Step()) {
     DecodeRow(s, block);
-    int64_t first_line = s.Int(0);
-    for (size_t i = 0; i < block.size(); ++i) {
-      LineRecord rec = block.Record(i, file_id, first_line);
-      if (rec.host.empty()) rec.host = file_host;
-      if (rec.rank == -1 && file_rank >= 0 && file_rank <= INT32_MAX)
-        rec.rank = static_cast<int32_t>(file_rank);
-      if (!cb(rec)) return;
+    if (!HandOut(block, file_id, s.Int(0), d, cb)) return;
+  }
+}
+
+std::vector<BlockInfo> IndexReader::Blocks(int64_t file_id) const {
+  // Without `data`: a step would read the blob's overflow pages.
+  Statement s(impl_->db,
+              "SELECT first_line, line_count, min_ts, max_ts, scan_marks FROM line_blocks "
+              "INDEXED BY line_blocks_by_line WHERE file_id = ?1 ORDER BY first_line");
+  s.Bind(1, file_id);
+  std::vector<BlockInfo> out;
+  while (s.Step()) {
+    BlockInfo& b = out.emplace_back();
+    b.first_line = s.Int(0);
+    b.line_count = s.Int(1);
+    if (!s.IsNull(2)) b.min_ts = s.Int(2);
+    if (!s.IsNull(3)) b.max_ts = s.Int(3);
+    b.scan_marks = static_cast<uint32_t>(s.Int(4));
+  }
+  return out;
+}
+
+void IndexReader::ScanBlocks(int64_t file_id, const std::vector<BlockInfo>& blocks,
+                             const std::function<bool(const BlockInfo&)>& want,
+                             const std::function<bool(const LineRecord&)>& cb) const {
+  const FileDefaults d = DefaultsOf(impl_->db, file_id);
+  Statement s(impl_->db,
+              "SELECT first_line, line_count, raw_bytes, data FROM line_blocks "
+              "INDEXED BY line_blocks_by_line WHERE file_id = ?1 AND first_line = ?2");
+  DecodedBlock block;
+  for (const BlockInfo& b : blocks) {
+    if (!want(b)) continue;
+    s.Reset();
+    s.Bind(1, file_id);
+    s.Bind(2, b.first_line);
+    if (!s.Step()) {
+      throw Error(ErrorCode::kCorrupt, "line block of file " + std::to_string(file_id) +
+                                           " at line " + std::to_string(b.first_line) +
+                                           " is gone from the index");
     }
+    DecodeRow(s, block);
+    if (!HandOut(block, file_id, b.first_line, d, cb)) return;
   }
 }
 

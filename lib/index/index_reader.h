@@ -20,7 +20,7 @@ struct sqlite3;
 namespace casefile {
 
 // Schema version written to PRAGMA user_version; bump on any schema change.
-inline constexpr int kIndexSchemaVersion = 8;
+inline constexpr int kIndexSchemaVersion = 9;
 
 // One result row of a query: column values as text, nullopt for SQL NULL.
 struct QueryRow {
@@ -47,6 +47,16 @@ class IndexReader {
   // record's views are valid during the callback only. The callback returns
   // false to stop. Throws Error(kCorrupt) for a damaged block.
   void ScanLines(int64_t file_id, const std::function<bool(const LineRecord&)>& cb) const;
+  // The blocks of one file in line order, without their lines (no
+  // decoding).
+  std::vector<BlockInfo> Blocks(int64_t file_id) const;
+  // The lines of the blocks of `blocks` (as Blocks gave them) that `want`
+  // accepts, in order, as ScanLines gives them. `want` is asked for each
+  // block in turn after the lines of the blocks before it were handed out,
+  // so it may depend on them; a block it refuses is not read at all.
+  void ScanBlocks(int64_t file_id, const std::vector<BlockInfo>& blocks,
+                  const std::function<bool(const BlockInfo&)>& want,
+                  const std::function<bool(const LineRecord&)>& cb) const;
   // One line, or nullopt when the file has no such line. The last decoded
   // block is kept, so nearby lines cost no further decoding.
   std::optional<std::string> LineText(int64_t file_id, int64_t line_no) const;

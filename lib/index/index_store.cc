@@ -130,8 +130,8 @@ IndexStore::IndexStore(const std::string& path) : path_(path) {
                   "first_file_id, first_line_no, example) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
     block_ = Statement(db_,
                        "INSERT INTO line_blocks (file_id, block_no, first_line, line_count, "
-                       "first_offset, min_ts, max_ts, raw_bytes, data) "
-                       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+                       "first_offset, min_ts, max_ts, raw_bytes, data, scan_marks) "
+                       "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
   } catch (...) {
     Close();
     throw;
@@ -508,6 +508,7 @@ void IndexStore::StoreBlock(const StoredBlock& block) {
   }
   s.Bind(8, block.raw_bytes);
   s.BindBlobStatic(9, block.data.data(), block.data.size());
+  s.Bind(10, static_cast<int64_t>(block.scan_marks));
   s.Run();
 }
 

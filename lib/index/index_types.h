@@ -67,6 +67,17 @@ struct LineRecord {
   }
 };
 
+// One line block without its lines: where it lies in its file and what its
+// columns in line_blocks say about them.
+struct BlockInfo {
+  int64_t first_line = 0;
+  int64_t line_count = 0;
+  int64_t min_ts = kNoTimestamp;  // kNoTimestamp: no line has a time
+  int64_t max_ts = kNoTimestamp;
+  uint32_t scan_marks = 0;
+  int64_t last_line() const { return first_line + line_count - 1; }
+};
+
 struct TraceEventRow {
   int64_t file_id = 0;
   std::string pid;  // as in the trace (ints and strings both occur)

@@ -86,6 +86,7 @@ void Block::Reset(int64_t file, int64_t number, int64_t first) {
   hosts.clear();
   min_ts = kNoTimestamp;
   max_ts = kNoTimestamp;
+  scan_marks = 0;
   last_host_ = 0;
 }
 

@@ -70,6 +70,9 @@ struct Block {
   std::vector<std::string> hosts;
   int64_t min_ts = kNoTimestamp;  // kNoTimestamp when no line has one
   int64_t max_ts = kNoTimestamp;
+  // What ingest's line tests found in the block (index/line_marker.h); set
+  // by the block preparer.
+  uint32_t scan_marks = 0;
 
   void Reset(int64_t file, int64_t number, int64_t first);
   // Index of `host` in the table (1-based), 0 for empty; -1 when the table is

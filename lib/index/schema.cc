@@ -42,7 +42,8 @@ const std::vector<TableSpec>& IndexTables() {
        {
            {"key", "TEXT", "PRIMARY KEY",
             "schema_version, casefile_version, created_at (UTC, ISO 8601), inputs_identity, "
-            "line_block_format, and any key the indexer sets"},
+            "line_block_format, line_marks (see line_blocks.scan_marks), and any key the "
+            "indexer sets"},
            {"value", "TEXT", "NOT NULL", "the value, as text"},
        },
        "",
@@ -109,6 +110,11 @@ const std::vector<TableSpec>& IndexTables() {
             "smallest line timestamp (us since the epoch); NULL when no line has one"},
            {"max_ts", "INTEGER", "",
             "largest line timestamp (us since the epoch); NULL when no line has one"},
+           {"scan_marks", "INTEGER", "NOT NULL",
+            "what the analysis will look for in the block's lines, noted at ingest (bits of "
+            "lib/analyze/line_marks.h; meta `line_marks` holds the version of those tests and of "
+            "the rule packs whose hits are marked): an analysis decodes only the blocks its "
+            "tests need"},
            {"raw_bytes", "INTEGER", "NOT NULL", "size of the encoded block before compression"},
            {"data", "BLOB", "NOT NULL", "the encoded block, one zstd frame"},
        },

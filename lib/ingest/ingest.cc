@@ -5,6 +5,7 @@
 
 #include "bundle/bundle_reader.h"
 #include "common/error.h"
+#include "ingest/block_marks.h"
 #include "ingest/file_sink.h"
 #include "ingest/template_stage.h"
 #include "parse/classify/classify.h"
@@ -218,12 +219,20 @@ class IngestVisitor : public BundleVisitor {
 }  // namespace
 
 IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& limits,
-                          const IngestProgress& progress, IndexWriter& writer) {
+                          const IngestProgress& progress, IndexWriter& writer,
+                          const LineMarking* marking) {
   IngestResult result;
   ReadBudget budget;
   uint64_t bytes_done = 0;
+  std::optional<BlockMarks> marks;
+  if (marking) {
+    marks.emplace(*marking);
+    writer.SetMeta(marking->meta_key, marking->meta_value);
+  }
   // One stage for all inputs: signature ids are global to the index.
-  TemplateStage templates(writer);
+  TemplateStage templates(
+      writer, marks ? std::function<void(Block&)>([&marks](Block& block) { marks->Prepare(block); })
+                    : std::function<void(Block&)>());
   std::optional<Error> first_unreadable;
   size_t unreadable = 0;
   for (const auto& input : inputs) {

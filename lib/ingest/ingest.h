@@ -11,6 +11,7 @@
 
 #include "common/limits.h"
 #include "index/index_writer.h"
+#include "index/line_marker.h"
 
 namespace casefile {
 
@@ -26,8 +27,11 @@ struct IngestResult {
 };
 
 // Indexes every input into `writer` (each becomes a row of `bundles`).
-// Throws Error(kNotFound / kUnsupported) when an input cannot be read at all.
+// `marking`, when given, marks every stored line's block for a later stage
+// (index/line_marker.h) and sets its meta row. Throws Error(kNotFound /
+// kUnsupported) when an input cannot be read at all.
 IngestResult IngestInputs(const std::vector<std::string>& inputs, const Limits& limits,
-                          const IngestProgress& progress, IndexWriter& writer);
+                          const IngestProgress& progress, IndexWriter& writer,
+                          const LineMarking* marking = nullptr);
 
 }  // namespace casefile

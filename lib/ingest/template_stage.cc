@@ -6,8 +6,16 @@
 
 namespace casefile {
 
-TemplateStage::TemplateStage(IndexWriter& writer) : writer_(writer) {
-  writer_.SetBlockPreparer([this](Block& block) { Prepare(block); });
+TemplateStage::TemplateStage(IndexWriter& writer, std::function<void(Block&)> before)
+    : writer_(writer) {
+  if (before) {
+    writer_.SetBlockPreparer([this, before = std::move(before)](Block& block) {
+      before(block);
+      Prepare(block);
+    });
+  } else {
+    writer_.SetBlockPreparer([this](Block& block) { Prepare(block); });
+  }
 }
 
 TemplateStage::~TemplateStage() {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -19,8 +20,9 @@ namespace casefile {
 
 class TemplateStage {
  public:
-  // Installs the preparer on `writer` (before any line is added).
-  explicit TemplateStage(IndexWriter& writer);
+  // Installs the preparer on `writer` (before any line is added). `before`,
+  // when set, runs first on each block (the line marks, block_marks.h).
+  explicit TemplateStage(IndexWriter& writer, std::function<void(Block&)> before = {});
   // Stops the writer's preparer (which calls into this object) when Finish()
   // did not run: ingest stopped on an error and the index is given up.
   ~TemplateStage();

@@ -631,7 +631,9 @@ TEST(NumericAnalyzer, StepTimesAreNotDecodedWithTheCurves) {
   numeric::ScanMetricGroups(*index, index->Files(), [&](const numeric::MetricGroup& g) {
     for (const auto& [name, points] : g.series) {
       scanned.insert(name);
-      if (name == "loss") EXPECT_EQ(points.size(), 30u);
+      if (name == "loss") {
+        EXPECT_EQ(points.size(), 30u);
+      }
     }
   });
   EXPECT_TRUE(scanned.count("loss"));

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "analyze/line_marks.h"
 #include "analyze/rules/rule_template.h"
 #include "common/hash.h"
 
@@ -99,8 +100,13 @@ struct FileRuleState {
 
 class RuleFileLines : public FileLineConsumer {
  public:
-  RuleFileLines(const RuleMatcher& matcher, const std::vector<char>& applies)
-      : matcher_(matcher), applies_(applies) {}
+  RuleFileLines(const RuleMatcher& matcher, const std::vector<char>& applies, bool marked)
+      : matcher_(matcher), applies_(applies), marked_(marked) {}
+
+  // Blocks where ingest found no rule of these packs matching are skipped.
+  bool Wants(const BlockInfo& block) const override {
+    return !marked_ || (block.scan_marks & kMarkRuleHit) != 0;
+  }
 
   void Line(const LineRecord& rec) override {
     // Rules read the message: the line after the wrappers the line layer
@@ -151,13 +157,15 @@ class RuleFileLines : public FileLineConsumer {
  private:
   const RuleMatcher& matcher_;
   const std::vector<char>& applies_;
+  const bool marked_;  // the index's rule marks are of these packs
   RuleMatcher::Scratch scratch_;
   std::vector<RuleHit> hits_;
 };
 
 class RuleScan : public LineScan {
  public:
-  RuleScan(const RuleMatcher& matcher, const std::vector<std::string>& kinds) : matcher_(matcher) {
+  RuleScan(const RuleMatcher& matcher, const std::vector<std::string>& kinds, bool marked)
+      : matcher_(matcher), marked_(marked) {
     const std::vector<const Rule*>& rules = matcher.rules();
     for (const std::string& kind : kinds) {
       std::vector<char> applies(rules.size(), 0);
@@ -173,18 +181,20 @@ class RuleScan : public LineScan {
     if (file.entry_type != "file" || file.line_count <= 0) return nullptr;
     const auto kind_it = applies_by_kind_.find(file.kind);
     if (kind_it == applies_by_kind_.end()) return nullptr;
-    return std::make_unique<RuleFileLines>(matcher_, kind_it->second);
+    return std::make_unique<RuleFileLines>(matcher_, kind_it->second, marked_);
   }
 
  private:
   const RuleMatcher& matcher_;
+  const bool marked_;
   std::map<std::string, std::vector<char>> applies_by_kind_;
 };
 
 }  // namespace
 
-std::unique_ptr<LineScan> RulesAnalyzer::MakeLineScan(const AnalysisContext&) const {
-  return std::make_unique<RuleScan>(matcher_, info_.needed_kinds);
+std::unique_ptr<LineScan> RulesAnalyzer::MakeLineScan(const AnalysisContext& ctx) const {
+  const bool marked = (TrustedMarks(ctx.index(), info_.version) & kMarkRuleHit) != 0;
+  return std::make_unique<RuleScan>(matcher_, info_.needed_kinds, marked);
 }
 
 void RulesAnalyzer::Run(AnalysisContext& ctx) const {

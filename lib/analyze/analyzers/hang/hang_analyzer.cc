@@ -10,6 +10,7 @@
 #include "analyze/analyzers/hang/dist_inputs.h"
 #include "analyze/analyzers/hang/hang_findings.h"
 #include "analyze/analyzers/hang/megascale_parser.h"
+#include "analyze/line_marks.h"
 
 namespace casefile {
 namespace {
@@ -25,10 +26,28 @@ bool ScannedKind(const std::string& kind) {
 // One file's Megascale messages and its latest timestamp.
 class MegascaleFileLines : public FileLineConsumer {
  public:
-  explicit MegascaleFileLines(const FileRow& file) {
+  MegascaleFileLines(const FileRow& file, bool marked) : marked_(marked) {
     scan.file_id = file.id;
     scan.path = file.path;
     scan.host = file.host.value_or("");
+  }
+  // The file's latest time is in the last block whose max_ts is the
+  // largest (a line of it at that time, the last such, is the one kept).
+  void Plan(const std::vector<BlockInfo>& blocks) override {
+    int64_t latest = kNoTimestamp;
+    for (const BlockInfo& b : blocks) {
+      if (b.max_ts != kNoTimestamp && (latest == kNoTimestamp || b.max_ts >= latest)) {
+        latest = b.max_ts;
+        latest_block_ = b.first_line;
+      }
+    }
+  }
+  // Marked blocks (a digest header or a worker's report), every block while
+  // a digest is open (its body lines are not marked), and the block of the
+  // latest time.
+  bool Wants(const BlockInfo& block) const override {
+    return !marked_ || (block.scan_marks & kMarkMegascale) != 0 || parser_->in_digest() ||
+           block.first_line == latest_block_;
   }
   void Line(const LineRecord& rec) override {
     parser_->Feed(hang::ParserLineOf(rec));
@@ -53,15 +72,21 @@ class MegascaleFileLines : public FileLineConsumer {
   hang::FileScan scan;  // last_ts_line.text is left to Run (one lookup per file)
 
  private:
+  const bool marked_;
+  int64_t latest_block_ = 0;  // first line of the block of the latest time
   std::unique_ptr<hang::MegascaleParser> parser_ = std::make_unique<hang::MegascaleParser>();
 };
 
 class MegascaleScan : public LineScan {
  public:
+  explicit MegascaleScan(bool marked) : marked_(marked) {}
   std::unique_ptr<FileLineConsumer> ForFile(const FileRow& file) const override {
     if (!ScannedKind(file.kind) || file.entry_type != "file") return nullptr;
-    return std::make_unique<MegascaleFileLines>(file);
+    return std::make_unique<MegascaleFileLines>(file, marked_);
   }
+
+ private:
+  const bool marked_;  // the index's Megascale marks can be trusted
 };
 
 class HangAnalyzer : public Analyzer {
@@ -95,8 +120,8 @@ class HangAnalyzer : public Analyzer {
     return "no log or hlo files and no flight-recorder dumps in the bundle";
   }
 
-  std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext&) const override {
-    return std::make_unique<MegascaleScan>();
+  std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext& ctx) const override {
+    return std::make_unique<MegascaleScan>((TrustedMarks(ctx.index(), "") & kMarkMegascale) != 0);
   }
 
   void Run(AnalysisContext& ctx) const override {

@@ -45,6 +45,30 @@ int Mentions(std::string_view text) {
   return found;
 }
 
+// A line as a parser with no digest open reads it: the digest header it
+// opens (and the text that holds it), and whether it mentions Megascale.
+struct Opening {
+  DigestHeader header = DigestHeader::kNone;
+  std::string_view message;
+  bool megascale = false;
+};
+
+Opening ReadOpening(const ParserLine& line) {
+  Opening o;
+  const int mentions = Mentions(line.text);
+  o.megascale = (mentions & kMegascale) != 0;
+  const bool unrecoverable = !o.megascale && (mentions & kUnrecoverable) != 0;
+  if (o.megascale || unrecoverable) {
+    o.message = line.message;
+    o.header = DetectDigestHeader(o.message);
+    if (o.header == DigestHeader::kNone && o.message.size() != line.text.size()) {
+      o.message = line.text;
+      o.header = DetectDigestHeader(o.message);
+    }
+  }
+  return o;
+}
+
 std::string Capped(std::string_view s, size_t max) { return std::string(s.substr(0, max)); }
 
 // Skips blanks and one ':' or '=' after a key.
@@ -124,6 +148,18 @@ std::optional<HangReport> ParseHangReport(std::string_view message) {
   return r;
 }
 
+// A worker's report in the message, else in the whole line.
+std::optional<HangReport> ReadReport(const ParserLine& line) {
+  std::optional<HangReport> r = ParseHangReport(line.message);
+  if (!r && line.message.size() != line.text.size()) r = ParseHangReport(line.text);
+  return r;
+}
+
+bool MegascaleParser::Opens(const ParserLine& line) {
+  const Opening o = ReadOpening(line);
+  return o.header != DigestHeader::kNone || (o.megascale && ReadReport(line));
+}
+
 // State of the digest being read.
 struct MegascaleParser::Open {
   HangDigest digest;
@@ -162,22 +198,11 @@ MegascaleParser::~MegascaleParser() = default;
 void MegascaleParser::Feed(const ParserLine& line) {
   last_line_no_ = line.line_no;
   last_no_newline_ = line.no_newline;
-  const int mentions = Mentions(line.text);
-  const bool megascale = (mentions & kMegascale) != 0;
-  const bool unrecoverable = !megascale && (mentions & kUnrecoverable) != 0;
-
-  if (megascale || unrecoverable) {
-    std::string_view msg = line.message;
-    DigestHeader header = DetectDigestHeader(msg);
-    if (header == DigestHeader::kNone && msg.size() != line.text.size()) {
-      msg = line.text;
-      header = DetectDigestHeader(msg);
-    }
-    if (header != DigestHeader::kNone) {
-      CloseDigest(false);
-      StartDigest(line, msg, header == DigestHeader::kUnrecoverable);
-      return;
-    }
+  const Opening opening = ReadOpening(line);
+  if (opening.header != DigestHeader::kNone) {
+    CloseDigest(false);
+    StartDigest(line, opening.message, opening.header == DigestHeader::kUnrecoverable);
+    return;
   }
 
   if (open_) {
@@ -196,10 +221,8 @@ void MegascaleParser::Feed(const ParserLine& line) {
     }
   }
 
-  if (megascale) {
-    std::optional<HangReport> r = ParseHangReport(line.message);
-    if (!r && line.message.size() != line.text.size()) r = ParseHangReport(line.text);
-    if (r) {
+  if (opening.megascale) {
+    if (std::optional<HangReport> r = ReadReport(line)) {
       ++report_count_;
       if (reports_.size() < kMaxReportsPerFile) {
         r->line = {line.line_no, std::string(line.text)};

@@ -140,6 +140,14 @@ class MegascaleParser {
   void Feed(const ParserLine& line);
   // Closes an open digest; call once after the last line.
   void Finish();
+  // Whether a digest is open: every line until it closes may belong to it.
+  bool in_digest() const { return open_ != nullptr; }
+
+  // Whether `line` opens a digest or is a worker's report: the only lines
+  // that change a parser with no digest open (ingest marks them, so that an
+  // analysis reads only the blocks that hold them; analyze/line_marks.h:
+  // a change to which lines open a digest bumps kLineMarksVersion there).
+  static bool Opens(const ParserLine& line);
 
   const std::vector<HangReport>& reports() const { return reports_; }
   // Reports seen, including those beyond kMaxReportsPerFile.

@@ -45,7 +45,9 @@ bool MayBeKernelEvent(std::string_view msg);
 
 // nullopt when the message is none of the forms above (look-alikes such as
 // "oom_score_adj", a config key "oom_kill_disable", an Xid without its
-// "(bus): code," shape).
+// "(bus): code," shape). Ingest marks the blocks of the lines it accepts
+// (analyze/line_marks.h): a change to which lines it accepts bumps
+// kLineMarksVersion there.
 std::optional<KernelLine> ParseKernelLine(std::string_view msg);
 
 // What an Xid code means, in a few words, and whether it points at the

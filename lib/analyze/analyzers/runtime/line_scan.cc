@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analyze/analyzers/runtime/cuda_text.h"
 #include "analyze/analyzers/runtime/kernel_lines.h"
+#include "analyze/line_marks.h"
 
 namespace casefile::runtime {
 namespace {
@@ -72,8 +74,15 @@ void FileScanner::Add(const LineRecord& rec) {
       row.est_ts_us = rec.ts_us;
     } else if (last_ts_ != kNoTimestamp && row.line_no - last_ts_line_ <= kMaxEstimateGap) {
       row.est_ts_us = last_ts_;
-    } else if (pending_.size() < kMaxPending) {
-      pending_.push_back(index);
+    } else {
+      if (pending_.size() >= kMaxPending) {
+        // Rows further back than the gap can no longer get a time. Dropping
+        // them keeps the set the same whether or not the stamped lines
+        // between far-apart rows were read (the line pass skips blocks).
+        std::erase_if(pending_,
+                      [&](size_t i) { return rec.line_no - rows_[i].line_no > kMaxEstimateGap; });
+      }
+      if (pending_.size() < kMaxPending) pending_.push_back(index);
     }
   }
   if (rec.ts_us != kNoTimestamp) {
@@ -213,10 +222,41 @@ namespace {
 // owns its own range of them).
 class RuntimeFileLines : public FileLineConsumer {
  public:
-  RuntimeFileLines(bool is_log, bool want_asserts, std::vector<FailureRow>& rows,
+  RuntimeFileLines(bool is_log, bool want_asserts, bool marked, std::vector<FailureRow>& rows,
                    std::vector<size_t> wanted)
-      : scanner_(std::make_unique<FileScanner>(is_log, want_asserts, rows, found)) {
+      : is_log_(is_log), marked_(marked) {
+    // The lines within kMaxEstimateGap of each unstamped row: the stamped
+    // lines that may lend it their time. Rows are in line order.
+    for (size_t i : wanted) {
+      const int64_t at = rows[i].line_no;
+      if (!near_rows_.empty() && at - kMaxEstimateGap <= near_rows_.back().second) {
+        near_rows_.back().second = at + kMaxEstimateGap;
+      } else {
+        near_rows_.emplace_back(at - kMaxEstimateGap, at + kMaxEstimateGap);
+      }
+    }
+    marks_ = kMarkKernel | (want_asserts ? kMarkAssert : 0) | (is_log ? kMarkNewPid : 0);
+    scanner_ = std::make_unique<FileScanner>(is_log, want_asserts, rows, found);
     scanner_->SetWanted(std::move(wanted));
+  }
+  // The span of a log's times is in its blocks' columns.
+  void Plan(const std::vector<BlockInfo>& blocks) override {
+    if (!is_log_) return;
+    for (const BlockInfo& b : blocks) {
+      if (b.min_ts == kNoTimestamp) continue;
+      if (found.run_first_us == kNoTimestamp || b.min_ts < found.run_first_us)
+        found.run_first_us = b.min_ts;
+      if (found.run_last_us == kNoTimestamp || b.max_ts > found.run_last_us)
+        found.run_last_us = b.max_ts;
+    }
+  }
+  // Blocks with a kernel event, an assertion or a process's first line,
+  // and those near an unstamped row. Asked in block order.
+  bool Wants(const BlockInfo& block) const override {
+    if (!marked_ || (block.scan_marks & marks_) != 0) return true;
+    while (next_near_ < near_rows_.size() && near_rows_[next_near_].second < block.first_line)
+      ++next_near_;
+    return next_near_ < near_rows_.size() && near_rows_[next_near_].first <= block.last_line();
   }
   void Line(const LineRecord& rec) override { scanner_->Add(rec); }
   void Finish() override {
@@ -233,6 +273,11 @@ class RuntimeFileLines : public FileLineConsumer {
   RuntimeFacts found;
 
  private:
+  const bool is_log_;
+  const bool marked_;  // the index's marks can be trusted
+  uint32_t marks_ = 0;
+  std::vector<std::pair<int64_t, int64_t>> near_rows_;  // line ranges, in order
+  mutable size_t next_near_ = 0;
   std::unique_ptr<FileScanner> scanner_;
 };
 
@@ -246,7 +291,8 @@ void Append(std::vector<T>& to, std::vector<T>& from, size_t cap) {
 
 }  // namespace
 
-RuntimeLineScan::RuntimeLineScan(RuntimeFacts facts) : facts_(std::move(facts)) {}
+RuntimeLineScan::RuntimeLineScan(RuntimeFacts facts, bool marked)
+    : facts_(std::move(facts)), marked_(marked) {}
 
 std::unique_ptr<FileLineConsumer> RuntimeLineScan::ForFile(const FileRow& file) const {
   if (!ScannedKind(file.kind) || file.entry_type != "file" || file.line_count <= 0) return nullptr;
@@ -262,7 +308,7 @@ std::unique_ptr<FileLineConsumer> RuntimeLineScan::ForFile(const FileRow& file) 
     if (r.ts_us == kNoTimestamp) wanted.push_back(i);
     asserts = asserts || ClassifyCudaText(r.detail) == CudaFault::kDeviceAssert;
   }
-  return std::make_unique<RuntimeFileLines>(file.kind == "log", asserts, facts_.rows,
+  return std::make_unique<RuntimeFileLines>(file.kind == "log", asserts, marked_, facts_.rows,
                                             std::move(wanted));
 }
 

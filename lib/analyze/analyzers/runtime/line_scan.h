@@ -5,7 +5,11 @@
 // same scan notes, at no further decoding cost, which PID each rank's lines
 // carry, the time of the nearest stamped line before each unstamped failure
 // row, device-side assertion lines (only in files that reported a
-// device-side assert) and the time span of the logs.
+// device-side assert) and the time span of the logs. Only the blocks that
+// hold such lines are read where ingest marked them (line_marks.h): those
+// with a kernel line, an assertion or a process's first line, and those
+// within kMaxEstimateGap lines of an unstamped row; the span comes from the
+// blocks' min_ts and max_ts.
 #pragma once
 
 #include <memory>
@@ -26,7 +30,9 @@ namespace casefile::runtime {
 // xids, pids, asserts, kernel_log_hosts, run_first_us and run_last_us.
 class RuntimeLineScan : public LineScan {
  public:
-  explicit RuntimeLineScan(RuntimeFacts facts);
+  // `marked`: the index's line marks (line_marks.h) can be trusted, so
+  // only the blocks that hold what the scan looks for are read.
+  RuntimeLineScan(RuntimeFacts facts, bool marked = false);
   std::unique_ptr<FileLineConsumer> ForFile(const FileRow& file) const override;
   // `files`: those the pass ran over (the context's).
   void MergeInto(const std::vector<FileRow>& files);
@@ -36,6 +42,7 @@ class RuntimeLineScan : public LineScan {
   // Mutable because each file's consumer writes est_ts_us into that file's
   // rows (a range no other file's consumer touches) during the pass.
   mutable RuntimeFacts facts_;
+  bool marked_;
 };
 
 // The pieces of the scan, for tests: one file's lines in order.

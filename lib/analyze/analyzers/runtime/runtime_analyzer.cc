@@ -5,6 +5,7 @@
 #include "analyze/analyzers/runtime/line_scan.h"
 #include "analyze/analyzers/runtime/runtime_common.h"
 #include "analyze/analyzers/runtime/runtime_rules.h"
+#include "analyze/line_marks.h"
 
 namespace casefile {
 namespace {
@@ -29,7 +30,9 @@ class RuntimeAnalyzer : public Analyzer {
   std::unique_ptr<LineScan> MakeLineScan(const AnalysisContext& ctx) const override {
     runtime::RuntimeFacts facts;
     runtime::LoadFailureRows(ctx.index(), ctx.files(), facts);
-    return std::make_unique<runtime::RuntimeLineScan>(std::move(facts));
+    const uint32_t needed = kMarkKernel | kMarkAssert | kMarkNewPid;
+    const bool marked = (TrustedMarks(ctx.index(), "") & needed) == needed;
+    return std::make_unique<runtime::RuntimeLineScan>(std::move(facts), marked);
   }
 
   void Run(AnalysisContext& ctx) const override {
