@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <span>
 #include <thread>
 
 #include "analyze/analyzer.h"
@@ -82,7 +83,10 @@ void RunLinePass(const std::vector<FileRow>& files, const std::vector<LineScan*>
         // would find nothing in it (that is what their marks say), and the
         // rule automaton costs as much as decoding.
         std::vector<char> wants(live.size(), 0);
+        size_t asked = 0;  // index in `blocks` of the block last asked about
+        size_t from = 0;   // where the scan (re)starts
         auto wanted = [&](const BlockInfo& b) {
+          asked = static_cast<size_t>(&b - blocks.data());
           bool any = false;
           for (size_t c = 0; c < live.size(); ++c) {
             wants[c] = 0;
@@ -97,17 +101,36 @@ void RunLinePass(const std::vector<FileRow>& files, const std::vector<LineScan*>
           }
           return any;
         };
-        reader.ScanBlocks(file.id, blocks, wanted, [&](const LineRecord& rec) {
+        auto line = [&](const LineRecord& rec) {
           each([&](FileLineConsumer& c) { c.Line(rec); }, &wants);
           return true;
-        });
+        };
+        while (from < blocks.size()) {
+          asked = SIZE_MAX;
+          try {
+            reader.ScanBlocks(file.id, std::span(blocks).subspan(from), wanted, line);
+            break;
+          } catch (...) {
+            // A block that cannot be read fails the scans that wanted it,
+            // as each would have failed reading the file alone; the others
+            // go on with the blocks after it. An error before any block
+            // (the statement) is the file's.
+            if (asked == SIZE_MAX) throw;
+            for (size_t c = 0; c < live.size(); ++c) {
+              if (!live[c] || !wants[c]) continue;
+              live[c] = nullptr;
+              record(which[c], i, std::current_exception());
+            }
+            from = asked + 1;
+          }
+        }
         each([](FileLineConsumer& c) { c.Finish(); });
         for (size_t c = 0; c < live.size(); ++c) {
           if (live[c] && live[c]->Empty()) scans[which[c]]->consumers[i].reset();
         }
       } catch (...) {
-        // The file could not be read: every scan still reading it fails, as
-        // its analyzer would have failed reading the file alone.
+        // The file's blocks could not be listed: every scan still reading it
+        // fails, as its analyzer would have failed reading the file alone.
         for (size_t c = 0; c < live.size(); ++c) {
           if (live[c]) record(which[c], i, std::current_exception());
         }

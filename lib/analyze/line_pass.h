@@ -2,7 +2,7 @@
 // built-in analyzers read every line of most files (hang's Megascale parser,
 // runtime's kernel and timestamp scan, the rule automaton); decoding the
 // zstd line blocks is most of the cost of each, so the runner decodes each
-// file's blocks once and hands every line to each analyzer that asked for
+// file's blocks once and hands the lines to each analyzer that asked for
 // the file, over the threads of the analysis (a file at a time, whichever
 // thread is free).
 //
@@ -69,9 +69,9 @@ class LineScan {
   // Filled by the pass: one entry per file passed to RunLinePass, in that
   // order, null where ForFile gave none or the consumer was Empty().
   std::vector<std::unique_ptr<FileLineConsumer>> consumers;
-  // Set when a file could not be read for this scan (a corrupt block): the
-  // first such error in file order. The analyzer then fails with it, as it
-  // would have reading alone.
+  // Set when a file could not be read for this scan (a corrupt block it
+  // wanted): the first such error in file order. The analyzer then fails
+  // with it, as it would have reading alone.
   std::exception_ptr error;
 };
 

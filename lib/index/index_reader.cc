@@ -315,7 +315,7 @@ std::vector<BlockInfo> IndexReader::Blocks(int64_t file_id) const {
   return out;
 }
 
-void IndexReader::ScanBlocks(int64_t file_id, const std::vector<BlockInfo>& blocks,
+void IndexReader::ScanBlocks(int64_t file_id, std::span<const BlockInfo> blocks,
                              const std::function<bool(const BlockInfo&)>& want,
                              const std::function<bool(const LineRecord&)>& cb) const {
   const FileDefaults d = DefaultsOf(impl_->db, file_id);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,7 +55,7 @@ class IndexReader {
   // accepts, in order, as ScanLines gives them. `want` is asked for each
   // block in turn after the lines of the blocks before it were handed out,
   // so it may depend on them; a block it refuses is not read at all.
-  void ScanBlocks(int64_t file_id, const std::vector<BlockInfo>& blocks,
+  void ScanBlocks(int64_t file_id, std::span<const BlockInfo> blocks,
                   const std::function<bool(const BlockInfo&)>& want,
                   const std::function<bool(const LineRecord&)>& cb) const;
   // One line, or nullopt when the file has no such line. The last decoded

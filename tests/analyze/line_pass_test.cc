@@ -6,7 +6,9 @@
 #include "analyze/line_pass.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "analyze/runner.h"
 #include "common/error.h"
 #include "index/index_writer.h"
+#include "index/line_block.h"
 #include "test_util.h"
 
 namespace casefile {
@@ -234,6 +237,68 @@ class CountingAnalyzer : public Analyzer {
   AnalyzerInfo info_;
   std::string throw_in_;
 };
+
+// Records the lines of the blocks it wants: those whose first line
+// `want` accepts.
+class BlockRecorder : public Recorder {
+ public:
+  explicit BlockRecorder(std::function<bool(int64_t)> want)
+      : Recorder(-1), want_(std::move(want)) {}
+  bool Wants(const BlockInfo& block) const override { return want_(block.first_line); }
+
+ private:
+  std::function<bool(int64_t)> want_;
+};
+
+class BlockScan : public LineScan {
+ public:
+  explicit BlockScan(std::function<bool(int64_t)> want) : want_(std::move(want)) {}
+  std::unique_ptr<FileLineConsumer> ForFile(const FileRow&) const override {
+    return std::make_unique<BlockRecorder>(want_);
+  }
+
+ private:
+  std::function<bool(int64_t)> want_;
+};
+
+// A damaged block fails the scans that wanted it, and only them: the
+// others get the blocks they asked for, before it and after it.
+TEST(LinePass, ADamagedBlockFailsOnlyTheScansThatWantedIt) {
+  test::TempDir tmp;
+  const std::string db = WriteFiles(tmp, {{"logs/b.log", "log", 9000}});
+  const int64_t second = static_cast<int64_t>(kMaxBlockLines) + 1;
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    const std::string sql =
+        "UPDATE line_blocks SET data = x'28b52ffd00' WHERE first_line = " + std::to_string(second);
+    ASSERT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    EXPECT_EQ(sqlite3_changes(raw), 1);
+    sqlite3_close(raw);
+  }
+  auto index = IndexReader::Open(db);
+  const std::vector<FileRow> files = index->Files();
+  ASSERT_EQ(index->Blocks(files[0].id).size(), 3u);
+  BlockScan all([](int64_t) { return true; });
+  BlockScan around([&](int64_t first) { return first != second; });
+  BlockScan last([&](int64_t first) { return first > second; });
+  RunLinePass(files, {&all, &around, &last}, {index.get()});
+  ASSERT_TRUE(all.error);
+  EXPECT_EQ(all.consumers[0], nullptr);
+  EXPECT_FALSE(around.error);
+  EXPECT_FALSE(last.error);
+  const Recorder* r = At(around, 0);
+  ASSERT_NE(r, nullptr);
+  ASSERT_EQ(r->lines.size(), 9000 - kMaxBlockLines);
+  EXPECT_EQ(r->lines[kMaxBlockLines - 1], static_cast<int64_t>(kMaxBlockLines));
+  EXPECT_EQ(r->lines[kMaxBlockLines], 2 * static_cast<int64_t>(kMaxBlockLines) + 1);
+  EXPECT_EQ(r->finished, 1);
+  const Recorder* l = At(last, 0);
+  ASSERT_NE(l, nullptr);
+  ASSERT_EQ(l->lines.size(), 9000 - 2 * kMaxBlockLines);
+  EXPECT_EQ(l->lines.front(), 2 * static_cast<int64_t>(kMaxBlockLines) + 1);
+  EXPECT_EQ(l->lines.back(), 9000);
+}
 
 TEST(LinePass, TheRunnersSharedPassGivesWhatAPassOfItsOwnGives) {
   test::TempDir tmp;

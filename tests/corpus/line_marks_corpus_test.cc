@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <sqlite3.h>
+#include <sys/time.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -210,9 +211,18 @@ TEST(LineMarksCorpus, SkippingBlocksFindsTheSame) {
   // reports.
   EXPECT_GE(findings, scenarios * 3 / 4);
   // The padding blocks are skipped.
-  EXPECT_LT(marked_blocks * 2, all_blocks) << marked_blocks << " of " << all_blocks;
+  EXPECT_LT(marked_blocks * 5, all_blocks * 3) << marked_blocks << " of " << all_blocks;
   RecordProperty("blocks_decoded",
                  std::to_string(marked_blocks) + " of " + std::to_string(all_blocks));
+}
+
+// Writes a log of glog lines, which carry no year: ingest takes it from the
+// file's mtime, set here to 2026-11-30 12:00 UTC so that the lines' times
+// do not depend on the day the test runs.
+void WriteLogOf20261130(const std::string& path, const std::string& text) {
+  test::WriteFile(path, text);
+  const struct timeval times[2] = {{1796040000, 0}, {1796040000, 0}};
+  ASSERT_EQ(utimes(path.c_str(), times), 0) << path;
 }
 
 // A Megascale digest whose header ends one block and whose body starts the
@@ -242,7 +252,7 @@ TEST(LineMarksCorpus, DigestBodyInTheNextBlock) {
   log += stamp + "    Potential cause: Bad TPU chips\n";
   log += stamp + "    Potential culprit workers: jax_worker/3:" + worker + "\n";
   for (int i = 0; i < 20; ++i) log += "I1130 02:20:42.000000  5120 train.py:90] waiting\n";
-  test::WriteFile(dir + "/logs/" + host + "/worker.log", log);
+  WriteLogOf20261130(dir + "/logs/" + host + "/worker.log", log);
 
   const BothWays r = AnalyzeBothWays({dir}, tmp);
   // The layout this test is about: the header ends the first block, and
@@ -276,7 +286,7 @@ TEST(LineMarksCorpus, UnstampedFailureTakesATimeFromAnUnmarkedBlock) {
   log += "  File \"/opt/job/train.py\", line 212, in <module>\n";
   log += "    loss.backward()\n";
   log += "RuntimeError: CUDA error: an illegal memory access was encountered\n";
-  test::WriteFile(dir + "/nodes/a100-n7/train.log", log);
+  WriteLogOf20261130(dir + "/nodes/a100-n7/train.log", log);
 
   const BothWays r = AnalyzeBothWays({dir}, tmp);
   ASSERT_EQ(r.blocks.size(), 3u);
@@ -346,6 +356,34 @@ TEST(LineMarksCorpus, RuleHitInAnotherwiseUnmarkedBlock) {
   EXPECT_EQ(r.with_marks, r.without);
   const std::string& with_marks = r.with_marks;
   EXPECT_NE(with_marks.find("runtime.disk_full"), std::string::npos) << with_marks;
+}
+
+// With a rule pack added, the rule marks (made with the built-in packs
+// alone) are not trusted: a line only the added pack matches, alone in a
+// block with no mark, is still found.
+TEST(LineMarksCorpus, AnAddedRulePackReadsTheBlocksItsMarksWouldSkip) {
+  rules::AddRulePack(
+      "{\"casefile_rules\": 1, \"name\": \"site-marks-test\", \"rules\": [{\"code\": "
+      "\"site.marks_test\", \"severity\": \"warning\", \"title\": \"T\", \"recommendation\": "
+      "\"R\", \"match\": {\"literal\": \"quarantine beacon lit\"}}]}",
+      "site-marks-test.json");
+  struct Remove {
+    ~Remove() { rules::RemoveRulePack("site-marks-test"); }
+  } remove;
+  test::TempDir tmp;
+  const std::string dir = tmp.Join("bundle");
+  fs::create_directories(dir + "/nodes/gpu-node-6");
+  std::string log;
+  for (size_t i = 1; i <= kMaxBlockLines; ++i)
+    log += "[rank1]:step " + std::to_string(i) + " loss 2.25\n";
+  log += "[rank1]:quarantine beacon lit on the storage mount\n";
+  for (size_t i = 1; i <= 100; ++i) log += "[rank1]:waiting " + std::to_string(i) + "\n";
+  test::WriteFile(dir + "/nodes/gpu-node-6/train.log", log);
+  const BothWays r = AnalyzeBothWays({dir}, tmp);
+  ASSERT_EQ(r.blocks.size(), 2u);
+  EXPECT_EQ(r.blocks[1], std::to_string(kMaxBlockLines + 1) + ":0");
+  EXPECT_EQ(r.with_marks, r.without);
+  EXPECT_NE(r.with_marks.find("site.marks_test"), std::string::npos) << r.with_marks;
 }
 
 void SetMeta(const std::string& path, const std::string& key, const std::string& value) {

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,27 +32,28 @@ class MegascaleFileLines : public FileLineConsumer {
     scan.path = file.path;
     scan.host = file.host.value_or("");
   }
-  // The file's latest time is in the last block whose max_ts is the
-  // largest (a line of it at that time, the last such, is the one kept).
+  // With marks, the file's latest time comes from the blocks' columns: it
+  // is in the last block whose max_ts is the largest. The line that
+  // carries it (the last such) is cited only when some host silently
+  // stopped, so Run finds it in that block then (LatestLine).
   void Plan(const std::vector<BlockInfo>& blocks) override {
-    int64_t latest = kNoTimestamp;
+    if (!marked_) return;
     for (const BlockInfo& b : blocks) {
-      if (b.max_ts != kNoTimestamp && (latest == kNoTimestamp || b.max_ts >= latest)) {
-        latest = b.max_ts;
-        latest_block_ = b.first_line;
+      if (b.max_ts != kNoTimestamp &&
+          (scan.last_ts_us == kNoTimestamp || b.max_ts >= scan.last_ts_us)) {
+        scan.last_ts_us = b.max_ts;
+        latest_block = b;
       }
     }
   }
-  // Marked blocks (a digest header or a worker's report), every block while
-  // a digest is open (its body lines are not marked), and the block of the
-  // latest time.
+  // Marked blocks (a digest header or a worker's report), and every block
+  // while a digest is open (its body lines are not marked).
   bool Wants(const BlockInfo& block) const override {
-    return !marked_ || (block.scan_marks & kMarkMegascale) != 0 || parser_->in_digest() ||
-           block.first_line == latest_block_;
+    return !marked_ || (block.scan_marks & kMarkMegascale) != 0 || parser_->in_digest();
   }
   void Line(const LineRecord& rec) override {
     parser_->Feed(hang::ParserLineOf(rec));
-    if (rec.ts_us != kNoTimestamp &&
+    if (!marked_ && rec.ts_us != kNoTimestamp &&
         (scan.last_ts_us == kNoTimestamp || rec.ts_us >= scan.last_ts_us)) {
       scan.last_ts_us = rec.ts_us;
       scan.last_ts_line.line_no = rec.line_no;
@@ -69,13 +71,26 @@ class MegascaleFileLines : public FileLineConsumer {
     return scan.reports.empty() && scan.digests.empty() && scan.host.empty();
   }
 
-  hang::FileScan scan;  // last_ts_line.text is left to Run (one lookup per file)
+  hang::FileScan scan;                    // last_ts_line.text is left to Run (one lookup per file)
+  std::optional<BlockInfo> latest_block;  // with marks: the block of last_ts_us
 
  private:
   const bool marked_;
-  int64_t latest_block_ = 0;  // first line of the block of the latest time
   std::unique_ptr<hang::MegascaleParser> parser_ = std::make_unique<hang::MegascaleParser>();
 };
+
+// The last line of `block` stamped `ts_us` (0 when none is).
+int64_t LatestLine(const IndexReader& index, int64_t file_id, const BlockInfo& block,
+                   int64_t ts_us) {
+  int64_t line_no = 0;
+  index.ScanBlocks(
+      file_id, std::span(&block, 1), [](const BlockInfo&) { return true; },
+      [&](const LineRecord& rec) {
+        if (rec.ts_us == ts_us) line_no = rec.line_no;
+        return true;
+      });
+  return line_no;
+}
 
 class MegascaleScan : public LineScan {
  public:
@@ -126,11 +141,21 @@ class HangAnalyzer : public Analyzer {
 
   void Run(AnalysisContext& ctx) const override {
     const auto lines = FilledLineScan<MegascaleScan>(ctx, *this);
+    // A file's latest line is cited only for a host that stopped before
+    // the workers reported a hang.
+    bool any_reports = false;
+    for (const auto& c : lines->consumers) {
+      if (c) any_reports |= !static_cast<MegascaleFileLines*>(c.get())->scan.reports.empty();
+    }
     std::vector<hang::FileScan> scans;
     for (size_t i = 0; i < ctx.files().size(); ++i) {
       auto* file_lines = static_cast<MegascaleFileLines*>(lines->consumers[i].get());
       if (!file_lines) continue;
       hang::FileScan& scan = file_lines->scan;
+      if (any_reports && file_lines->latest_block) {
+        scan.last_ts_line.line_no =
+            LatestLine(ctx.index(), scan.file_id, *file_lines->latest_block, scan.last_ts_us);
+      }
       if (scan.last_ts_line.line_no > 0) {
         scan.last_ts_line.text =
             ctx.index().LineText(scan.file_id, scan.last_ts_line.line_no).value_or("");
