@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "analyze/analyzers/hang/megascale_parser.h"
+#include "analyze/analyzers/runtime/cuda_text.h"
 #include "analyze/analyzers/runtime/kernel_lines.h"
 #include "analyze/rules/rule_matcher.h"
 #include "analyze/rules/rules_analyzer.h"
 #include "analyze/rules/rules_registry.h"
 #include "common/version.h"
 #include "index/index_reader.h"
-#include "parse/line/byte_search.h"
 
 namespace casefile {
 namespace {
@@ -65,19 +65,7 @@ uint32_t AnalysisLineMarker::Mark(const LineRecord& rec) {
   if (!hits_.empty()) marks |= kMarkRuleHit;
   if (hang::MegascaleParser::Opens(hang::ParserLineOf(rec))) marks |= kMarkMegascale;
   if (runtime::MayBeKernelEvent(msg) && runtime::ParseKernelLine(msg)) marks |= kMarkKernel;
-  // As runtime's FileScanner tests it, from the rare pair " `" (memmem
-  // and find() cost more than all the other tests here).
-  constexpr std::string_view kAssertion = "Assertion `";
-  size_t assertion = std::string_view::npos;
-  scan::AnyOfFourPairs(msg, {' ', '`'}, {' ', '`'}, {' ', '`'}, {' ', '`'}, [&](size_t i) {
-    if (i < 9 || !scan::HasAt(msg, i - 9, kAssertion)) return false;
-    assertion = i - 9;
-    return true;
-  });
-  if (assertion != std::string_view::npos &&
-      msg.find("` failed", assertion + kAssertion.size()) != std::string_view::npos) {
-    marks |= kMarkAssert;
-  }
+  if (runtime::IsDeviceAssertionLine(msg)) marks |= kMarkAssert;
   if (rec.pid >= 0) {
     // Most lines carry the same process as the line before: no lookup.
     const bool as_before = have_last_ && rec.pid == last_pid_ && rec.rank == last_rank_ &&

@@ -4,15 +4,15 @@
 // cares about a few lines in a million, yet decoding every block for them
 // was most of an analysis. So ingest runs their line tests as it stores the
 // lines, and ORs what it found into the block's `scan_marks`; an analysis
-// then decodes only the blocks whose marks its scans ask for (and the few
-// they need for another reason, such as a file's latest timestamp).
+// then decodes only the blocks whose marks its scans ask for (and, for
+// runtime, those near a failure row that has no time of its own).
 //
 // Marks are trusted only by the casefile version that wrote them (meta
 // `casefile_version`) and the same version of the tests here (meta
 // `line_marks`, "<kLineMarksVersion> <rule packs' version>"); rule hits only
 // for the rule packs they were matched with. Otherwise, and for an index
-// without marks, every block is read. A skipped block is never decoded, so
-// a damaged block that no test needs no longer fails the analysis.
+// without marks, every block is read. A damaged block fails only the scans
+// that wanted it (line_pass.h).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,5 @@
 #include "ingest/block_marks.h"
 
-#include <algorithm>
-
 namespace casefile {
 
 void BlockMarks::Prepare(Block& block) {

@@ -131,4 +131,18 @@ TEST(RuntimeCudaText, Sizes) {
 }
 
 }  // namespace
+TEST(CudaText, DeviceAssertionLines) {
+  EXPECT_TRUE(IsDeviceAssertionLine(
+      "/pytorch/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: "
+      "block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed."));
+  EXPECT_TRUE(IsDeviceAssertionLine("Assertion `idx < size` failed."));
+  // The first "Assertion `" is the one followed by "` failed".
+  EXPECT_TRUE(IsDeviceAssertionLine("x `a` Assertion `b` failed"));
+  EXPECT_FALSE(IsDeviceAssertionLine("Assertion `idx < size` held"));
+  EXPECT_FALSE(IsDeviceAssertionLine("Assertion failed: idx < size"));
+  EXPECT_FALSE(IsDeviceAssertionLine("assertion `idx < size` failed"));
+  EXPECT_FALSE(IsDeviceAssertionLine("` failed Assertion `"));
+  EXPECT_FALSE(IsDeviceAssertionLine(""));
+}
+
 }  // namespace casefile::runtime

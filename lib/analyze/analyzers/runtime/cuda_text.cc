@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "parse/line/byte_search.h"
+
 namespace casefile::runtime {
 namespace {
 
@@ -93,6 +95,19 @@ std::optional<double> SizeAfter(std::string_view s, std::string_view key) {
 }
 
 }  // namespace
+
+bool IsDeviceAssertionLine(std::string_view msg) {
+  // From the rare pair " `": find() of "Assertion `" stops at every 'A', and
+  // this runs on every line at ingest.
+  constexpr std::string_view kAssertion = "Assertion `";
+  size_t at = npos;
+  scan::AnyOfFourPairs(msg, {' ', '`'}, {' ', '`'}, {' ', '`'}, {' ', '`'}, [&](size_t i) {
+    if (i < 9 || !scan::HasAt(msg, i - 9, kAssertion)) return false;
+    at = i - 9;
+    return true;
+  });
+  return at != npos && msg.find("` failed", at + kAssertion.size()) != npos;
+}
 
 CudaFault ClassifyCudaText(std::string_view text) {
   if (text.starts_with("out of memory")) return CudaFault::kOom;

@@ -43,6 +43,11 @@ enum class CudaFault {
 // usage errors (NOT_SUPPORTED, BAD_PARAM, ARCH_MISMATCH) give kNone.
 CudaFault ClassifyCudaText(std::string_view text);
 
+// Whether a message is a device-side assertion line ("... Assertion `cond`
+// failed."). Runtime's line scan cites such lines, and ingest marks their
+// blocks with this same test (analyze/line_marks.h).
+bool IsDeviceAssertionLine(std::string_view msg);
+
 // "an illegal memory access", "a device-side assert", ... ; for kLibrary
 // the status token of `text` ("cuBLAS CUBLAS_STATUS_EXECUTION_FAILED").
 std::string CudaFaultWords(CudaFault fault, std::string_view text);

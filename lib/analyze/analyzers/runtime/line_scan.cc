@@ -104,10 +104,7 @@ void FileScanner::Add(const LineRecord& rec) {
   }
   const std::string_view msg = rec.message();
   if (MayBeKernelEvent(msg)) AddKernel(rec, msg);
-  const size_t assertion = want_asserts_ && asserts_ < kMaxAssertsPerFile ? msg.find("Assertion `")
-                                                                          : std::string_view::npos;
-  if (assertion != std::string_view::npos &&
-      msg.find("` failed", assertion + 11) != std::string_view::npos) {
+  if (want_asserts_ && asserts_ < kMaxAssertsPerFile && IsDeviceAssertionLine(msg)) {
     AssertLine a;
     a.file_id = rec.file_id;
     a.line_no = rec.line_no;
