@@ -1,5 +1,6 @@
 #include "analyze/failure_markers.h"
 
+#include "analyze/analyzers/runtime/cuda_text.h"
 #include "analyze/summary_text.h"
 
 namespace casefile {
@@ -25,6 +26,10 @@ bool IsBuildFailure(std::string_view text) {
 
 bool NamesConsequence(std::string_view error_text) {
   if (IsBuildFailure(error_text)) return false;
+  // A CUDA fault is a cause even when its text also names the watchdog that
+  // reported it ("Process group watchdog thread terminated with exception:
+  // CUDA error: an illegal memory access was encountered").
+  if (runtime::ClassifyCudaText(error_text) != runtime::CudaFault::kNone) return false;
   static const std::string_view kMarkers[] = {
       "watchdog",
       "timed out",

@@ -11,6 +11,8 @@ namespace casefile {
 // An error text that says it was caused by something else: collective
 // timeouts and the watchdog, an aborted communicator, the launcher's
 // SIGTERM, a peer that exited, an interrupted or failed child process. A
+// CUDA fault (runtime::ClassifyCudaText) is never a consequence, even when
+// the watchdog that caught it is named in the same text. A
 // failed build (torch's "Error building extension", a CalledProcessError of
 // ninja, make, cmake or a compiler) is never a consequence; a JIT extension
 // that cannot be loaded from the torch_extensions cache (its build failed

@@ -393,8 +393,30 @@ TEST_F(BuildRulesTest, DriverOnlySkewIsAWarning) {
   const auto f = BuildVersionSkew(facts_);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, Severity::kWarning);
-  // A tie: the host that is not on the first host's version.
-  EXPECT_EQ(Hosts(*f), (std::set<std::string>{"node-1"}));
+  // A tie: the host left behind on the older driver (535 < 550), whichever
+  // host comes first by name.
+  EXPECT_EQ(Hosts(*f), (std::set<std::string>{"node-0"}));
+  for (VersionFactRow& r : facts_.versions) {
+    if (r.component == v::kDriver) r.version = r.host == "node-1" ? "470.223.02" : "535.104.05";
+  }
+  const auto g = BuildVersionSkew(facts_);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(Hosts(*g), (std::set<std::string>{"node-1"}));
+}
+
+TEST_F(BuildRulesTest, PypiAndDownloadWheelsOfOneReleaseAreNotSkew) {
+  // pip on every host: PyPI's "2.3.1" is the cu121 build that
+  // download.pytorch.org calls "2.3.1+cu121".
+  Ver("node-0", 11, 3, v::kTorch, "2.3.1+cu121", v::kSourcePip);
+  Ver("node-1", 21, 3, v::kTorch, "2.3.1+cu121", v::kSourcePip);
+  Ver("node-2", 31, 3, v::kTorch, "2.3.1", v::kSourcePip);
+  EXPECT_FALSE(BuildVersionSkew(facts_));
+  // Two builds that both say which CUDA they are for do differ.
+  Ver("node-2", 31, 3, v::kTorch, "2.3.1+cu118", v::kSourcePip);
+  facts_.versions.erase(facts_.versions.end() - 2);
+  const auto f = BuildVersionSkew(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Hosts(*f), (std::set<std::string>{"node-2"}));
 }
 
 TEST_F(BuildRulesTest, OneReportSharedByAllHostsIsCompared) {

@@ -137,6 +137,33 @@ TEST_F(CommLogRulesTest, NcclErrorNamesFirstReporterClassErrnoAndPeer) {
   EXPECT_TRUE(Says(*f, "10.20.0.13<36112> (node-2)")) << f->summary;
 }
 
+TEST_F(CommLogRulesTest, AFlushedIbCompletionIsNotTheFirstError) {
+  // dgx-07's flush (status 5) is stamped 4 ms before dgx-12's retry-exceeded
+  // completion (12) that put the connection into error.
+  Proc(1, 10, "dgx-07", 100, 3, 16);
+  Proc(2, 10, "dgx-12", 200, 6, 16);
+  Event(EventKind::kNcclWarn, 1, 500, "dgx-07", dist::kNcclClassRemote,
+        "NET/IB : Got completion with error 5, opcode 0, len 32768, vendor err 249", 3,
+        31'506'000);
+  Event(EventKind::kNcclWarn, 2, 700, "dgx-12", dist::kNcclClassRemote,
+        "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129", 6, 31'510'000);
+  auto f = BuildNcclError(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Culprits(*f).begin()->first, "dgx-12") << f->summary;
+  EXPECT_TRUE(Cited(*f).count({"f2", 700}));
+  // The newer form, "with status=5", and the verbs name alike.
+  facts_.events[0].detail = "NET/IB : Got completion from peer 10.0.0.12<51233> with status=5 "
+                            "opcode=0 len=0 vendor err 249 (Recv)";
+  f = BuildNcclError(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Culprits(*f).begin()->first, "dgx-12") << f->summary;
+  // Status 52 is not a flush: the earlier report is first again.
+  facts_.events[0].detail = "NET/IB : Got completion with error 52, opcode 0";
+  f = BuildNcclError(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Culprits(*f).begin()->first, "dgx-07") << f->summary;
+}
+
 TEST_F(CommLogRulesTest, NcclErrorErrnoOnTheLastErrorLine) {
   Proc(1, 10, "node-0", 100, 0, 2);
   Event(EventKind::kCollectiveError, 1, 500, "node-0", "",
@@ -353,6 +380,26 @@ TEST_F(CommLogRulesTest, InitIncompleteNamesTheStuckRanks) {
   EXPECT_TRUE(Says(*f, "7 of the 8 ranks")) << f->summary;
 }
 
+TEST_F(CommLogRulesTest, InitIncompleteBeforeNccl220HasNoCommIdOnTheStuckRank) {
+  // NCCL 2.18 prints the commId only on Init COMPLETE: the stuck rank's row
+  // has none.
+  for (int r = 0; r < 16; ++r) {
+    NcclProc& p = Proc(r < 8 ? 1 : 2, 10 + r, r < 8 ? "node-0" : "node-1", 100 + r, r, 16);
+    if (r == 13) {
+      p.complete_line.reset();
+      p.comm_id.clear();
+    }
+  }
+  auto f = BuildInitIncomplete(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(Culprits(*f), (CulpritSet{{"node-1", 13}}));
+  EXPECT_TRUE(Says(*f, "15 of the 16 ranks")) << f->summary;
+  // Two communicators of 16 with a commId: which one rank 13 was joining is
+  // unknown, and nothing is said.
+  Proc(3, 10, "node-2", 500, 0, 16, "0x1111");
+  EXPECT_FALSE(BuildInitIncomplete(facts_));
+}
+
 TEST_F(CommLogRulesTest, InitIncompleteWhenNobodyCompletedDoesNotFire) {
   for (int r = 0; r < 4; ++r) Proc(1, 10 + r, "node-0", 100 + r, r, 4).complete_line.reset();
   EXPECT_FALSE(BuildInitIncomplete(facts_));
@@ -397,6 +444,36 @@ TEST_F(CommLogRulesTest, RefusedWhileTheMasterCameUpIsARetryNotAFailure) {
   // Refusals after the last progress (a master lost mid-run) still count.
   facts_.last_step_line[2] = 2;
   EXPECT_TRUE(BuildRendezvousFailed(facts_).has_value());
+}
+
+TEST_F(CommLogRulesTest, APortInUseOutweighsTheClientsItRefused) {
+  // The master could not bind its port; the workers retried dozens of
+  // times against an IP the bundle maps to no host.
+  facts_.log_hosts = {"node-0", "node-1", "node-2"};
+  Event(EventKind::kRendezvous, 1, 9, "node-0", dist::kRdzvAddressInUse, "[::]:29500", 0);
+  for (int i = 0; i < 20; ++i) {
+    Event(EventKind::kRendezvous, 2, 10 + i, "node-1", dist::kRdzvRefused, "10.0.0.1:29500");
+    Event(EventKind::kRendezvous, 3, 10 + i, "node-2", dist::kRdzvRefused, "10.0.0.1:29500");
+  }
+  const auto f = BuildRendezvousFailed(facts_);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(Culprits(*f), (CulpritSet{{"node-0", 0}}));
+  EXPECT_TRUE(Says(*f, "address already in use")) << f->summary;
+  EXPECT_TRUE(Says(*f, "connection_refused (40)")) << f->summary;
+}
+
+TEST_F(CommLogRulesTest, ANameThatDoesNotResolveIsTheStory) {
+  facts_.log_hosts = {"node-0", "node-1"};
+  Event(EventKind::kRendezvous, 2, 5, "node-1", dist::kRdzvNameResolution, "master.svc:29400");
+  for (int i = 0; i < 5; ++i) {
+    Event(EventKind::kRendezvous, 2, 6 + i, "node-1", dist::kRdzvSocketTimeout, "master.svc:29400");
+  }
+  const auto f = BuildRendezvousFailed(facts_);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(Says(*f, "did not resolve")) << f->summary;
+  EXPECT_NE(f->recommendation.find("getent hosts"), std::string::npos) << f->recommendation;
+  // Not the master's fault: the name is.
+  EXPECT_EQ(Culprits(*f), (CulpritSet{{"node-1", std::nullopt}}));
 }
 
 TEST_F(CommLogRulesTest, ListenFailureHasItsOwnWords) {

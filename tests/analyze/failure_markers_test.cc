@@ -36,5 +36,22 @@ TEST(FailureMarkers, FailedBuildsAreCauses) {
   }
 }
 
+TEST(FailureMarkers, CudaFaultsCaughtByTheWatchdogAreCauses) {
+  // The watchdog wraps CUDA faults as well as timeouts: the fault is what
+  // failed first, for hang and runtime alike.
+  for (const char* text : {
+           "c10::DistBackendError: [PG 0 Rank 6] Process group watchdog thread terminated with "
+           "exception: CUDA error: an illegal memory access was encountered",
+           "[Rank 2] NCCL watchdog thread terminated with exception: CUDA error: device-side "
+           "assert triggered",
+           "Process group watchdog thread terminated with exception: CUDA error: unspecified "
+           "launch failure",
+       }) {
+    EXPECT_FALSE(NamesConsequence(text)) << text;
+  }
+  EXPECT_TRUE(NamesConsequence("Process group watchdog thread terminated with exception: [Rank "
+                               "1] Watchdog caught collective operation timeout"));
+}
+
 }  // namespace
 }  // namespace casefile

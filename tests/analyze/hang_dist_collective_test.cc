@@ -216,6 +216,21 @@ TEST(CollectiveTimeout, SilentRankNeverArrivedWithTheEndOfItsOwnLog) {
   EXPECT_TRUE(Cites(f, "logs/rank0.log", 880));
 }
 
+TEST(CollectiveTimeout, ARankWhosePeerWentAwayIsNotSilent) {
+  // node-1's ranks 12-15 vanish (their host's log ends); rank 11's
+  // collective fails with the peer's "remote process exited" instead of a
+  // timeout: it was inside the collective, not missing from it.
+  Job job;
+  for (int64_t r = 0; r < 11; ++r) job.Timeout(r, 310);
+  job.b.Event(DistKind::kCollectiveError, job.node1, 1011, 11, "node-1").detail =
+      "NCCL error: remote process exited or there was a network error, NCCL version 2.19.3";
+  const auto fs = job.b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+  std::vector<Culprit> want;
+  for (int64_t r = 12; r < 16; ++r) want.push_back(RankAt(r, "node-1"));
+  EXPECT_EQ(fs[0].culprits, want) << fs[0].summary;
+}
+
 TEST(CollectiveTimeout, AllRanksWaitingAtTheSameSeqNamesNoOne) {
   Job job;
   for (int64_t r = 0; r < kRanks; ++r) {

@@ -76,6 +76,23 @@ TEST(NumericRules, FirstNonFiniteAndTheValueBefore) {
   EXPECT_FALSE(AnalyzeCurve(Group("hf_dict"), kLoss, Points({kNan})).last_finite);
 }
 
+TEST(NumericRules, AGradNormFiniteAgainIsASkippedStep) {
+  const MetricGroup g = Group("hf_dict");
+  const double inf = std::numeric_limits<double>::infinity();
+  // fp16 warm-up: the scaler skips the overflowing steps and goes on.
+  EXPECT_FALSE(AnalyzeCurve(g, kGradNorm, Points({inf, kNan, inf, 4.1, 3.8, 3.5})).first_bad);
+  EXPECT_FALSE(AnalyzeCurve(g, kGradNorm, Points({3.9, 3.7, inf, 3.6})).first_bad);
+  // Non-finite to the end of the series: from the first of that run.
+  const CurveFacts c = AnalyzeCurve(g, kGradNorm, Points({inf, 3.9, 3.7, kNan, 3.6, kNan, kNan}));
+  ASSERT_TRUE(c.first_bad);
+  EXPECT_EQ(c.first_bad->line_no, 6);
+  ASSERT_TRUE(c.last_finite);
+  EXPECT_EQ(c.last_finite->value, 3.6);
+  EXPECT_TRUE(AnalyzeCurve(g, kGradNorm, Points({kNan, kNan})).first_bad);
+  // The loss itself is never excused.
+  EXPECT_TRUE(AnalyzeCurve(g, kLoss, Points({2.0, kNan, 1.9})).first_bad);
+}
+
 TEST(NumericRules, ZeroLossAfterNormalValues) {
   const MetricGroup g = Group("hf_dict");
   const CurveFacts stuck = AnalyzeCurve(g, kLoss, Points({1.5, 1.4, 1.3, 0.0, 0.0}));

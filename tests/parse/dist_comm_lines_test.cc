@@ -586,6 +586,34 @@ TEST(DistCommRendezvous, Torch22ListenFailureNamesPortAndErrno) {
   EXPECT_EQ(r[0].value, 98);
 }
 
+TEST(DistCommRendezvous, AMasterNameThatDoesNotResolve) {
+  const Fed fed = Feed({
+      "[W socket.cpp:697] [c10d] The IPv4 network addresses of "
+      "(trainer-master.svc.cluster.local, 29400) cannot be retrieved (gai error: -2 - Name or "
+      "service not known).",
+      "[rank1]:[W1003 09:12:44.000000000 socket.cpp:755] [c10d] The IPv6 network addresses of "
+      "(trainer-master, 29500) cannot be retrieved (gai error: -3 - Temporary failure in name "
+      "resolution).",
+      "torch.distributed.DistNetworkError: The client socket has failed to connect to any "
+      "network address of (trainer-master, 29500). Name or service not known",
+  });
+  const auto r = OfKind(fed.events, kRendezvousError);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].op, kRdzvNameResolution);
+  EXPECT_EQ(r[0].detail, "trainer-master.svc.cluster.local:29400");
+  EXPECT_FALSE(r[0].value.has_value());
+  EXPECT_EQ(r[1].op, kRdzvNameResolution);
+  EXPECT_EQ(r[1].rank, 1);
+  EXPECT_EQ(r[2].op, kRdzvNameResolution);
+  EXPECT_EQ(r[2].detail, "trainer-master:29500");
+  // A resolver error outside torch.distributed is not a rendezvous's.
+  EXPECT_TRUE(OfKind(Feed({"socket.gaierror: [Errno -3] Temporary failure in name resolution",
+                           "huggingface_hub: Name or service not known, retrying"})
+                         .events,
+                     kRendezvousError)
+                  .empty());
+}
+
 TEST(DistCommRendezvous, Lookalikes) {
   const Fed fed = Feed({
       // The IPv6 fall-back warnings: torch goes on over IPv4.

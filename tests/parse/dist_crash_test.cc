@@ -172,6 +172,25 @@ TEST(DistCrashTraceback, CutShortByTheStreamsOwnLines) {
   EXPECT_FALSE(rows[0].detail.has_value());
 }
 
+TEST(DistCrashTraceback, AChildsOutputIndentedWhole) {
+  // pip and setuptools indent the output of the build they ran: the
+  // exception line is indented as much as the Traceback line, frames more.
+  const auto rows = Feed({
+      "  Running setup.py install for apex ... error",
+      "    Traceback (most recent call last):",
+      "      File \"<string>\", line 2, in <module>",
+      "      File \"/tmp/pip-req-build-x/setup.py\", line 171, in <module>",
+      "        check_cuda_torch_binary_vs_bare_metal(CUDA_HOME)",
+      "    RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not "
+      "match the version used to compile Pytorch binaries.",
+      "    error: subprocess-exited-with-error",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].line_no, 6);
+  EXPECT_EQ(rows[0].detail.value_or("").substr(0, 44),
+            "RuntimeError: Cuda extensions are being comp");
+}
+
 TEST(DistCrashTraceback, AnsiAndCarriageReturns) {
   const auto rows = Feed({
       "\x1b[31mTraceback (most recent call last):\x1b[0m",
@@ -233,6 +252,10 @@ TEST(DistCrashTraceback, ExceptionLineShapes) {
   EXPECT_TRUE(IsExceptionLine("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: failed"));
   EXPECT_TRUE(
       IsExceptionLine("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "));
+  EXPECT_TRUE(IsExceptionLine("socket.gaierror: [Errno -3] Temporary failure in name resolution"));
+  EXPECT_TRUE(IsExceptionLine("socket.timeout: timed out"));
+  EXPECT_FALSE(IsExceptionLine("gaierror: x"));
+  EXPECT_FALSE(IsExceptionLine("model.layers: 32"));
   EXPECT_FALSE(IsExceptionLine("INFO:root:loaded"));
   EXPECT_FALSE(IsExceptionLine("WARNING: x"));
   EXPECT_FALSE(IsExceptionLine("loss: 0.31"));

@@ -160,6 +160,12 @@ TEST(DistJax, LookAlikesEmitNothing) {
                        "Sent heartbeat to the experiment tracker",
                        "JAX version 0.6.2 initialised",
                        "Coordination agent has successfully shut down.",
+                       // A clean shutdown, glog level I (the service and the
+                       // barrier that ends it).
+                       "I0304 11:13:02.300000   120 coordination_service.cc:1310] Shutdown "
+                       "barrier in coordination service has passed.",
+                       "I0304 11:13:02.400000   120 coordination_service.cc:1290] Coordination "
+                       "service has stopped.",
                    })
                   .empty());
 }

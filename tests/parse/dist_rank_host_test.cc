@@ -35,6 +35,19 @@ TEST(DistRankHost, NcclInitCompleteNamesRankAndCommSize) {
   EXPECT_EQ(rows[1].line_no, 3);
 }
 
+TEST(DistRankHost, TheInitLineOfNccl218NamesRankAndCommSize) {
+  // Printed by every rank while in init, before Init COMPLETE: the only
+  // line of a rank that never completes.
+  const auto rows = ReadPairs({
+      "[default5]:node-1:61110:61110 [5] NCCL INFO comm 0x55d0c8a1b2c0 rank 13 nRanks 16 nNodes "
+      "2 localRanks 8 localRank 5 MNNVL 0",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].host.value_or(""), "node-1");
+  EXPECT_EQ(rows[0].rank.value_or(-1), 13);
+  EXPECT_EQ(rows[0].value.value_or(-1), 16);
+}
+
 TEST(DistRankHost, EachPairOncePerFile) {
   const auto rows = ReadPairs({
       "node-7: [rank12]: step 10 loss 2.1",

@@ -171,6 +171,19 @@ TEST(MetricForms, KeyValueText) {
   EXPECT_EQ(r.Text(kLoss), "nan");
   EXPECT_FALSE(r.m.step);
 
+  // Lightning 2 names a metric logged on_step and on_epoch "<name>_step";
+  // its "<name>_epoch" mean is not a point of the step curve.
+  r = ReadLine("Epoch 4:  45%|####5     | 450/1000 [07:30<09:10,  1.02it/s, v_num=3, "
+               "train_loss_step=nan, train_loss_epoch=2.310]");
+  EXPECT_EQ(r.Text(kLoss), "nan");
+  r = ReadLine("Epoch 4: 100%|##########| 1000/1000 [16:40<00:00,  1.00it/s, v_num=3, "
+               "loss_step=2.291]");
+  EXPECT_EQ(r.Text(kLoss), "2.291");
+  EXPECT_EQ(ReadLine("Epoch 4: 100%|##########| 1000/1000 [16:40<00:00, v_num=3, "
+                     "train_loss_epoch=2.310]")
+                .form,
+            "");
+
   r = ReadLine("Step [300/1000] train_loss: 1.25e+00 val loss = 1.3 grad norm: Infinity");
   EXPECT_EQ(*r.m.step, 300);
   EXPECT_EQ(r.Text(kLoss), "1.25e+00");

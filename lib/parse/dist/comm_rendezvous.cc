@@ -15,6 +15,10 @@
 //   elastic: RendezvousTimeoutError, RendezvousClosedError,
 //     RendezvousConnectionError ("The connection to the C10d store has
 //     failed");
+//   a master name that does not resolve: "The IPv4 network addresses of
+//     (master, 29500) cannot be retrieved (gai error: -2 - Name or service
+//     not known)", "gaierror ... Temporary failure in name resolution" in a
+//     c10d or rendezvous message;
 //   a store connection that broke: "Connection reset by peer" in a c10d /
 //     TCPStore / SocketImpl message, gloo's "Connection closed by peer
 //     [10.0.0.2]:12345", TCPStore's "Failed to recv, got 0 bytes.
@@ -156,6 +160,16 @@ bool ReadRendezvous(std::string_view msg, DistEventRow& row) {
   }
   if (msg.ends_with("RuntimeError: Address already in use")) {
     Fill(row, kRdzvAddressInUse, msg);
+    return true;
+  }
+  // A master name that does not resolve: the clients' connect failures
+  // that follow are its consequence.
+  if (Has(msg, "gai error") ||
+      ((Has(msg, "Name or service not known") || Has(msg, "Temporary failure in name resolution") ||
+        Has(msg, "nodename nor servname")) &&
+       C10dContext(msg))) {
+    Fill(row, kRdzvNameResolution, msg);
+    row.value.reset();  // a resolver code (-2, -3), not an errno
     return true;
   }
   // The client side.

@@ -57,7 +57,13 @@ bool IsExceptionLine(std::string_view msg) {
   // ("RuntimeError", "torch.OutOfMemoryError", "_queue.Empty").
   size_t cls = last_part;
   while (cls < name.size() && name[cls] == '_') ++cls;
-  if (cls >= name.size() || !IsUpper(name[cls]) || IsLevelWord(name)) return false;
+  if (cls >= name.size() || IsLevelWord(name)) return false;
+  if (!IsUpper(name[cls])) {
+    // socket's gaierror, herror and timeout, os.error: lower case, always
+    // with their module.
+    const std::string_view part = name.substr(cls);
+    if (last_part == 0 || (!part.ends_with("error") && part != "timeout")) return false;
+  }
   const std::string_view rest = TrimRight(msg.substr(i));
   return rest.empty() || rest[0] == ':';
 }
@@ -91,6 +97,10 @@ bool TracebackTracker::AddLine(const LineRecord& line, const StreamView& stream,
     }
     Open t;
     t.key = StreamKey(stream);
+    t.indent = tb;
+    for (size_t i = 0; i < tb; ++i) {
+      if (!IsBlank(msg[i])) t.indent = 0;
+    }
     t.opening = start(line);
     t.last_line = line.line_no;
     open_.push_back(std::move(t));
@@ -101,9 +111,9 @@ bool TracebackTracker::AddLine(const LineRecord& line, const StreamView& stream,
   t.last_line = line.line_no;
   const std::string_view s = TrimRight(msg);
   if (s.empty()) return true;  // chains print blank lines around their separator
-  const bool indented = s[0] == ' ' || s[0] == '\t';
   std::string_view body = s;
   while (!body.empty() && IsBlank(body.front())) body.remove_prefix(1);
+  const bool indented = s.size() - body.size() > t.indent;
   switch (t.phase) {
     case Phase::kBody:
       // Wrappers may have eaten the indentation: a frame line still starts

@@ -24,7 +24,9 @@ namespace casefile::dist::crash {
 inline constexpr size_t kMaxDetailBytes = 512;
 
 // True for "Name: text" or a bare "Name" (with a capital letter), Name a
-// dotted Python identifier that is not a logging level word ("INFO:root:").
+// dotted Python identifier that is not a logging level word ("INFO:root:");
+// also a module's lower-case error class ("socket.gaierror: ...",
+// "socket.timeout: timed out").
 bool IsExceptionLine(std::string_view msg);
 
 class TracebackTracker {
@@ -58,6 +60,10 @@ class TracebackTracker {
     int exceptions = 0;     // exception lines read in the chain
     int64_t last_line = 0;  // the stream's last line seen in this traceback
     int stray = 0;          // unindented lines that fit no traceback part
+    // Blanks before "Traceback" on its line: pip and ninja indent a child's
+    // whole output, so its exception line is indented as much, and only a
+    // deeper line is a frame.
+    size_t indent = 0;
   };
 
   void Close(Open& t, const Sink& emit);

@@ -144,6 +144,10 @@ inline constexpr const char* kRdzvTimeout = "rendezvous_timeout";
 inline constexpr const char* kRdzvReset = "connection_reset";
 inline constexpr const char* kRdzvStoreFailed = "store_failed";
 inline constexpr const char* kRdzvClosed = "rendezvous_closed";
+// The master's name did not resolve: c10d's "The IPv4 network addresses of
+// (master, 29500) cannot be retrieved (gai error: -2 - Name or service not
+// known)", a resolver error in a c10d or rendezvous message.
+inline constexpr const char* kRdzvNameResolution = "name_resolution";
 // The distributed GPU test (Transformers' torch-distributed-gpu-test.py):
 // op = "ok" ("[host-3] is OK (global rank: 3/8)": rank 3, value 8), "broken"
 // ("[host-3] is broken"), "versions" ("pt=2.3.1, cuda=12.1, nccl=(2, 20,

@@ -69,7 +69,8 @@
 //   kAnchorRendezvous "efu" (Connection refused), "dez" (rendezvous,
 //                    RendezvousTimeoutError...), "eer" (gloo's and c10d's
 //                    "Connection closed by peer", "Connection reset by
-//                    peer"); the family also reads kAnchorTimeout ("The
+//                    peer"), "ai e" (c10d's "gai error", a master name that
+//                    does not resolve; not "gai": "again"); the family also reads kAnchorTimeout ("The
 //                    client socket has timed out"), kAnchorFail ("failed to
 //                    connect", "server socket has failed to listen";
 //                    "Address already in use" comes with "failed to bind")
@@ -181,6 +182,7 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorRendezvous, "efu"},
     {kAnchorRendezvous, "dez"},
     {kAnchorRendezvous, "eer"},
+    {kAnchorRendezvous, "ai e"},
     {kAnchorGpuTest, " ok"},
     {kAnchorGpuTest, "rok"},
     {kAnchorGpuTest, "pt="},

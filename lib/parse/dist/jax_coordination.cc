@@ -230,7 +230,11 @@ class JaxCoordinationFamily : public DistFamily {
     } else if (Contains(msg, "Polled an error from coordination service")) {
       category = "polled_error";
     } else if (Contains(msg, "Failed to disconnect from coordination service") ||
-               Contains(msg, "hutdown barrier")) {
+               (Contains(msg, "hutdown barrier") &&
+                (Contains(msg, "failed") || Contains(msg, "timed out") ||
+                 Contains(msg, "DEADLINE_EXCEEDED")))) {
+      // Not "Shutdown barrier in coordination service has passed." (a clean
+      // shutdown, at level I).
       category = "shutdown";
     } else if (Contains(msg, "Barrier timed out")) {
       category = "barrier";  // the timed-out tasks follow on later lines
@@ -240,9 +244,13 @@ class JaxCoordinationFamily : public DistFamily {
       const size_t named = msg.rfind("Task: ");
       if (named != kNpos && named > at) task = FirstTask(msg, named);
     } else if (Contains(msg, "Failed to send RPC to coordination service") ||
-               Contains(msg, "oordination service has stopped") ||
-               Contains(msg, "oordination service has shut down") ||
-               Contains(msg, "oordination service is shutting down")) {
+               (line.level != Level::kInfo && line.level != Level::kDebug &&
+                line.level != Level::kTrace &&
+                (Contains(msg, "oordination service has stopped") ||
+                 Contains(msg, "oordination service has shut down") ||
+                 Contains(msg, "oordination service is shutting down")))) {
+      // The service stopping is an error only where a call failed on it; an
+      // I-level line says so at every clean exit.
       category = "rpc_failed";
     } else if (Contains(msg, "CoordinationService/") &&
                (Contains(msg, "DEADLINE_EXCEEDED") || Contains(msg, "UNAVAILABLE"))) {

@@ -2,7 +2,8 @@
 // of a rank that only its peers mention. Two sources: a line whose wrappers
 // name both ("node-3: [rank12]: ..."), and NCCL's communicator lines on a
 // host:pid:tid header ("comm 0x55d0 rank 12 nranks 16 cudaDev 4 ... - Init
-// COMPLETE", "ncclCommInitRank comm ... rank 12 nranks 16 ..."), whose rank is
+// COMPLETE", "ncclCommInitRank comm ... rank 12 nranks 16 ...", "comm 0x55d0
+// rank 12 nRanks 16 nNodes 2 ..."), whose rank is
 // the rank in that communicator: value = nranks lets readers prefer the
 // largest communicator (the world). A communicator split from another
 // ("ncclCommSplit comm ... parent 0x... color C key K - Init COMPLETE", the
@@ -44,10 +45,18 @@ struct Comm {
   bool split = false;
 };
 
-// "comm 0x... rank R nranks N ..." (NCCL INFO); the literal is rare elsewhere.
+// "comm 0x... rank R nranks N ..." (NCCL INFO), or the "comm 0x... rank R
+// nRanks N nNodes M localRanks L localRank l MNNVL 0" line every rank
+// prints while in init since NCCL 2.18 (the only one of a rank stuck in
+// init); the literals are rare elsewhere.
 Comm ReadComm(std::string_view msg) {
   Comm c;
-  const size_t at = msg.find(" nranks ");
+  std::string_view key = " nranks ";
+  size_t at = msg.find(key);
+  if (at == npos) {
+    key = " nRanks ";
+    at = msg.find(key);
+  }
   const size_t comm = msg.find("comm ");
   if (at == npos || comm == npos) return c;
   const std::string_view head = msg.substr(0, at + 1);
@@ -55,7 +64,7 @@ Comm ReadComm(std::string_view msg) {
   if (r == npos) return c;
   c.rank = NumberAfter(head.substr(r), " rank ");
   if (c.rank < 0) return c;
-  c.nranks = NumberAfter(msg.substr(at), " nranks ");
+  c.nranks = NumberAfter(msg.substr(at), key);
   // The split form names the function, the older one only the parent.
   c.split = msg.find("ncclCommSplit") != npos || msg.find(" parent ", at) != npos;
   return c;

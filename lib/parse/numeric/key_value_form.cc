@@ -46,6 +46,10 @@ const WordAlias kWords[] = {
     {"train/loss", WordRole::kLoss},
     {"loss/train", WordRole::kLoss},
     {"lm_loss", WordRole::kLoss},
+    // Lightning suffixes a metric logged with on_step and on_epoch; the
+    // epoch mean ("train_loss_epoch") is not a step's value.
+    {"train_loss_step", WordRole::kLoss},
+    {"loss_step", WordRole::kLoss},
     {"eval_loss", WordRole::kEvalLoss},
     {"val_loss", WordRole::kEvalLoss},
     {"valid_loss", WordRole::kEvalLoss},

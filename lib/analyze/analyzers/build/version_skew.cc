@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "analyze/analyzers/build/build_common.h"
 #include "analyze/analyzers/build/build_rules.h"
@@ -37,6 +38,23 @@ std::vector<HostValue> ValuesOf(const std::vector<const VersionFactRow*>& rows,
   std::vector<HostValue> out;
   for (const auto& [host, row] : best) out.push_back({host, row});
   return out;
+}
+
+// Whether dotted version `a` is older than `b`, number by number
+// ("535.104.05" < "550.54.15", "2.3.1" < "2.10.0"); text after the numbers
+// is compared as text.
+bool VersionBefore(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = a[i] >= '0' && a[i] <= '9', db = b[j] >= '0' && b[j] <= '9';
+    if (!da || !db) return a.substr(i) < b.substr(j);
+    uint64_t x = 0, y = 0;
+    for (; i < a.size() && a[i] >= '0' && a[i] <= '9'; ++i) x = x * 10 + uint64_t(a[i] - '0');
+    for (; j < b.size() && b[j] >= '0' && b[j] <= '9'; ++j) y = y * 10 + uint64_t(b[j] - '0');
+    if (x != y) return x < y;
+    if (i < a.size() && a[i] == '.' && j < b.size() && b[j] == '.') ++i, ++j;
+  }
+  return a.size() - i < b.size() - j;
 }
 
 }  // namespace
@@ -81,13 +99,20 @@ std::optional<Finding> BuildVersionSkew(const BuildFacts& facts) {
       }
     }
     const std::vector<HostValue> values = ValuesOf(it->second, shared);
-    // Across different reports the local tag is not compared: PyPI's torch
-    // is "2.3.1" to pip and "2.3.1+cu121" to torch itself, ds_report adds a
-    // git hash (torch_cuda compares the CUDA part on its own).
+    // The local tag is compared only when every host's version has one and
+    // they come from one report: PyPI's torch is "2.3.1" to pip and
+    // "2.3.1+cu121" to torch itself, and pip shows the same CUDA build as
+    // "2.3.1" from PyPI and "2.3.1+cu121" from download.pytorch.org;
+    // ds_report adds a git hash (torch_cuda compares the CUDA part on its
+    // own).
+    bool every_tagged = !shared.empty();
+    for (const HostValue& v : values) {
+      every_tagged = every_tagged && v.row->version.find('+') != std::string::npos;
+    }
     std::map<std::string, std::vector<const HostValue*>> by_version;
     for (const HostValue& v : values) {
       std::string key = v.row->version;
-      if (shared.empty()) key = key.substr(0, key.find('+'));
+      if (!every_tagged) key = key.substr(0, key.find('+'));
       by_version[key].push_back(&v);
     }
     if (by_version.size() < 2) continue;
@@ -100,15 +125,11 @@ std::optional<Finding> BuildVersionSkew(const BuildFacts& facts) {
         majority = &ver;
       }
     }
-    size_t tied = 0;
-    for (const auto& [ver, list] : by_version) tied += list.size() == best;
-    // On a tie, the version of the first host by name.
-    if (tied > 1) {
-      for (const auto& [ver, list] : by_version) {
-        for (const HostValue* v : list) {
-          if (v == &values.front()) majority = &ver;
-        }
-      }
+    // On a tie, the newest of the tied versions: with nothing else to go
+    // by, the hosts left behind on an older image or driver are the usual
+    // odd ones out.
+    for (const auto& [ver, list] : by_version) {
+      if (list.size() == best && VersionBefore(*majority, ver)) majority = &ver;
     }
     if (std::string(component) != version::kDriver) error = true;
     if (!summary.empty()) summary += "; ";

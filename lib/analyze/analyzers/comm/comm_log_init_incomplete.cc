@@ -41,6 +41,38 @@ std::optional<Finding> BuildInitIncomplete(const CommLogFacts& facts) {
     if (!m.first) m.first = &p;
     if (p.complete_line && !m.complete) m.complete = &p;
   }
+  // Before NCCL 2.20 the commId is printed only on the Init COMPLETE line:
+  // a rank stuck in init has none, and its row lands under its size alone
+  // while its peers that completed sit under their commId. One communicator
+  // of that size with a commId is theirs; with several, which one is
+  // unknown and the rows stay apart.
+  for (auto it = comms.begin(); it != comms.end();) {
+    if (!it->first.starts_with("n:")) {
+      ++it;
+      continue;
+    }
+    const std::string nranks = it->first.substr(2);
+    std::map<std::string, Member>* target = nullptr;
+    size_t candidates = 0;
+    for (auto& [key, members] : comms) {
+      if (!key.starts_with("id:")) continue;
+      const Member& any = members.begin()->second;
+      if (any.first->nranks && std::to_string(*any.first->nranks) == nranks) {
+        ++candidates;
+        target = &members;
+      }
+    }
+    if (candidates != 1) {
+      ++it;
+      continue;
+    }
+    for (const auto& [who, m] : it->second) {
+      Member& into = (*target)[who];
+      if (!into.first) into.first = m.first;
+      if (!into.complete) into.complete = m.complete;
+    }
+    it = comms.erase(it);
+  }
   const GlobalRanks global(facts.procs);
   Finding f = NewFinding("comm.init_incomplete", Severity::kError,
                          "Ranks never completed communicator init");

@@ -24,15 +24,36 @@ struct Report {
   const CommEvent* e = nullptr;
   std::string cls;  // "" when the text implies none
   bool peer_gone = false;
+  bool flush = false;  // a flushed IB completion: after its connection's first error
 };
 
 // The ops of nccl_warn rows that name a result class (dist_kinds.h).
 bool IsClass(std::string_view op) { return op.starts_with("nccl"); }
 
+// An InfiniBand completion with status 5 (IBV_WC_WR_FLUSH_ERR): the work
+// requests flushed from a queue pair that an earlier error on the same
+// connection (often on the other side: a 12, retry exceeded) put into the
+// error state. NCCL prints "Got completion from peer X with status=5" or,
+// before 2.12, "Got completion with error 5, opcode ...".
+bool IsFlushCompletion(std::string_view text) {
+  if (ContainsNoCase(text, "IBV_WC_WR_FLUSH_ERR")) return true;
+  if (text.find("completion") == std::string_view::npos) return false;
+  for (std::string_view lead : {"with error ", "status="}) {
+    for (size_t at = text.find(lead); at != std::string_view::npos;
+         at = text.find(lead, at + 1)) {
+      const size_t d = at + lead.size();
+      if (d < text.size() && text[d] == '5' &&
+          (d + 1 == text.size() || text[d + 1] < '0' || text[d + 1] > '9'))
+        return true;
+    }
+  }
+  return false;
+}
+
 // A report that a peer went away: what every survivor prints when another
 // rank died, never the first cause when some rank failed on its own.
 bool PeerGone(const Report& r) {
-  if (r.cls == dist::kNcclClassRemote) return true;
+  if (r.cls == dist::kNcclClassRemote || r.flush) return true;
   return ContainsNoCase(r.e->detail, "remote process exited") ||
          ContainsNoCase(r.e->detail, "closed by remote peer") ||
          ContainsNoCase(r.e->detail, "communicator was aborted");
@@ -124,7 +145,10 @@ std::optional<Finding> BuildNcclError(const CommLogFacts& facts) {
     }
   }
   if (reports.empty()) return std::nullopt;
-  for (Report& r : reports) r.peer_gone = PeerGone(r);
+  for (Report& r : reports) {
+    r.flush = IsFlushCompletion(r.e->detail);
+    r.peer_gone = PeerGone(r);
+  }
 
   // Failures of their own decide which reports are consequences.
   bool cuda_error = false;
@@ -162,15 +186,18 @@ std::optional<Finding> BuildNcclError(const CommLogFacts& facts) {
   std::map<int64_t, const Report*> first_of_file;
   for (const Report* r : kept) {
     auto [it, added] = first_of_file.emplace(r->e->file_id, r);
-    if (!added && it->second->peer_gone && !r->peer_gone) it->second = r;
+    if (!added && std::tie(it->second->peer_gone, it->second->flush) >
+                      std::tie(r->peer_gone, r->flush))
+      it->second = r;
   }
   const Report* first = nullptr;
-  std::tuple<bool, int64_t, int64_t, int64_t> best{true, INT64_MAX, INT64_MAX, INT64_MAX};
+  std::tuple<bool, bool, int64_t, int64_t, int64_t> best{true, true, INT64_MAX, INT64_MAX,
+                                                         INT64_MAX};
   int64_t first_time = kNoTimestamp;
   for (const auto& [file, r] : first_of_file) {
     const int64_t t = TimeOf(facts, *r->e);
-    const auto key =
-        std::make_tuple(r->peer_gone, t == kNoTimestamp ? INT64_MAX : t, file, r->e->line_no);
+    const auto key = std::make_tuple(r->peer_gone, r->flush, t == kNoTimestamp ? INT64_MAX : t,
+                                     file, r->e->line_no);
     if (!first || key < best) {
       best = key;
       first = r;

@@ -30,6 +30,9 @@ std::string FormWords(const std::string& op) {
   if (op == dist::kRdzvListenFailed)
     return "the master's store could not listen on its port (no usable local address, or "
            "the bind was refused)";
+  if (op == dist::kRdzvNameResolution)
+    return "the master's name did not resolve (DNS: a typo in MASTER_ADDR or --rdzv_endpoint, "
+           "a service or pod name not yet registered, or a resolver the hosts cannot reach)";
   if (op == dist::kRdzvConnectFailed)
     return "the client could not connect to the master's address (no route to the host, or a "
            "name that does not resolve)";
@@ -76,7 +79,9 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
   // log shows the rendezvous succeeded afterwards (NCCL set-up or training
   // steps after the report), the report was a retry, not the failure.
   auto retried_and_joined = [&](const CommEvent& r) {
-    if (r.op != dist::kRdzvRefused && r.op != dist::kRdzvConnectFailed) return false;
+    if (r.op != dist::kRdzvRefused && r.op != dist::kRdzvConnectFailed &&
+        r.op != dist::kRdzvNameResolution)
+      return false;
     for (const NcclProc& p : facts.procs) {
       if (p.file_id == r.file_id && p.line_no > r.line_no) return true;
     }
@@ -96,7 +101,10 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
     if (e->op != dist::kRdzvClosed) main.push_back(e);
   }
   if (main.empty()) main = rows;
-  // The most common form is the story.
+  // The story is a cause when one was reported, however few times: a master
+  // that could not bind its port, or a name that did not resolve, makes
+  // every client's connect fail and retry (dozens of reports). Otherwise
+  // the most common form.
   std::map<std::string, size_t> forms;
   for (const CommEvent* e : main) ++forms[e->op];
   std::string form;
@@ -106,6 +114,9 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
       most = n;
       form = op;
     }
+  }
+  for (const char* cause : {dist::kRdzvNameResolution, dist::kRdzvAddressInUse}) {
+    if (forms.contains(cause)) form = cause;
   }
   std::vector<const CommEvent*> of_form;
   for (const CommEvent* e : main) {
@@ -187,7 +198,12 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
     s += ".";
   }
   f.summary = std::move(s);
-  if (form == dist::kRdzvAddressInUse) {
+  if (form == dist::kRdzvNameResolution) {
+    f.recommendation =
+        "Check that the master's name resolves on every host (`getent hosts <name>`), the "
+        "spelling of MASTER_ADDR / --rdzv_endpoint, and for Kubernetes that the headless "
+        "service exists before the workers start; or use the master's IP address.";
+  } else if (form == dist::kRdzvAddressInUse) {
     f.recommendation =
         "Free the port on the master (a stale torchrun or python of an earlier run: `ss -ltnp "
         "| grep <port>`) or choose another MASTER_PORT / --rdzv_endpoint port per job.";

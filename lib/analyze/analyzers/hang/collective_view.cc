@@ -30,6 +30,12 @@ View BuildView(const DistInputs& in) {
       progress.push_back(&e);
     } else if (e.kind == DistKind::kNcclFailed && e.rank) {
       v.spoke.insert(*e.rank);
+    } else if (e.rank && (e.kind == DistKind::kCollectiveError ||
+                          (e.kind == DistKind::kCrash && IsHangConsequence(e)))) {
+      // A rank whose collective failed because a peer went away ("remote
+      // process exited", an aborted communicator) was inside the
+      // collective: it is no silent rank.
+      v.spoke.insert(*e.rank);
     }
   }
   std::sort(v.timeouts.begin(), v.timeouts.end(), Before);

@@ -34,7 +34,9 @@ struct Group {
 struct View {
   std::vector<const DistEvent*> timeouts;             // every watchdog_timeout, file order
   std::map<int64_t, const DistEvent*> first_timeout;  // rank -> its first, any group
-  std::set<int64_t> spoke;  // ranks with a timeout, progress or "Some NCCL operations" line
+  // Ranks with a timeout, progress or "Some NCCL operations" line, an NCCL
+  // error of their collective, or a crash that names a consequence.
+  std::set<int64_t> spoke;
   std::map<std::string, Group> groups;
   const Group* primary = nullptr;  // the group with the most waiting ranks
   // Timeouts that name no global rank (torchrun's "[default3]:" gives the

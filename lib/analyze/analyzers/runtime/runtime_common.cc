@@ -11,9 +11,6 @@ namespace casefile::runtime {
 bool IsConsequence(const FailureRow& row) {
   if (row.kind == RowKind::kLauncherFailure && IsTerminationExit(row.value)) return true;
   if (row.detail.empty()) return false;
-  // A CUDA fault is a cause even when its text also names the watchdog that
-  // reported it.
-  if (ClassifyCudaText(row.detail) != CudaFault::kNone) return false;
   return NamesConsequence(row.detail);
 }
 
