@@ -102,6 +102,7 @@ class Host:
         self.tk_date = kw.pop("tk_date", "Nov 14  2023")
         self.cpu = kw.pop("cpu", "AMD EPYC 7V13 64-Core Processor")
         self.ds_nvcc = kw.pop("ds_nvcc", self.nvcc)  # ds_report asks CUDA_HOME's nvcc
+        self.cuda_ok = kw.pop("cuda_ok", True)  # False: torch cannot initialise CUDA (driver too old)
         assert not kw, kw
 
     def nvcc_full(self):
@@ -139,7 +140,7 @@ def collect_env_text(h):
     add(f"Python version: {h.python} (64-bit runtime)")
     add(f"Python platform: Linux-{kernel}-x86_64-with-glibc{glibc}")
     gpu = h.gpu is not None and h.driver is not None
-    add(f"Is CUDA available: {gpu}")
+    add(f"Is CUDA available: {gpu and h.cuda_ok}")
     add(f"CUDA runtime version: {h.nvcc_full() or 'Could not collect'}", "nvcc")
     add("CUDA_MODULE_LOADING set to: " + ("LAZY" if gpu else "N/A"))
     if gpu:
@@ -1466,6 +1467,124 @@ def scenario_build_version_skew(d):
                 "trn-node-3's ranks fail to import torch.nn.attention (new in torch 2.3: ModuleNotFoundError); "
                 "the 24 other ranks wait in NCCL's bootstrap (Init START, nothing after) until the job is "
                 "cancelled 27 minutes later (SIGTERM, torchrun's SignalException).", f)
+    check_lines(bundle, f)
+    return None, f
+
+
+# --------------------------------------------------------------------------------------------
+# 6b. One host re-imaged with an R470 driver (CUDA 11.4) under a torch cu121 wheel
+
+
+DRIVER_TOO_OLD = ("The NVIDIA driver on your system is too old (found version 11040). Please update your GPU "
+                  "driver by downloading and installing a new version from the URL: "
+                  "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install "
+                  "a PyTorch version that has been compiled with your version of the CUDA driver.")
+
+
+def scenario_build_driver_too_old(d):
+    hosts = [(f"a100-d{i}", f"10.72.0.{20 + i}") for i in range(1, 4)]
+    job = TorchJob(7108, hosts, 8, "v23", "NVIDIA A100-SXM4-80GB", 1_800_000, nch=16, iface="ib0")
+    rng = job.rng
+    bundle = d / "bundle"
+    site = job.v["site"]
+    script = "pretrain.py"
+    t0 = us_of(2026, 11, 4, 21, 12, 40)
+    bad = "a100-d2"
+    common = dict(torch="2.3.1+cu121", gpu="NVIDIA A100-SXM4-80GB", ngpu=8, workdir="/workspace/pretrain",
+                  t_report=t0 - 160 * SEC, tk_date="Apr 18  2024")
+    # pip wheels only (no system toolkit): the CUDA runtime comes with torch, the driver is the host's.
+    specs = [Host("a100-d1", "10.72.0.21", driver="535.161.08", driver_cuda="12.2", **common),
+             # re-imaged from last year's image: the R470 branch, CUDA 11.4 at most
+             Host(bad, "10.72.0.22", driver="470.223.02", driver_cuda="11.4", cuda_ok=False, **common),
+             Host("a100-d3", "10.72.0.23", driver="535.161.08", driver_cuda="12.2", **common)]
+    by_name = {h.name: h for h in specs}
+
+    def cmd(n):
+        return ["+ export NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=ib0 NCCL_IB_HCA=mlx5",
+                "+ export TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE='[rank${rank}]:'",
+                f"+ torchrun --nnodes 3 --nproc_per_node 8 --node_rank {n.node_rank} --rdzv_backend c10d "
+                f"--rdzv_endpoint a100-d1:29500 {script} --config configs/gpt_1b3.yaml"]
+
+    # torch warns when it first asks for the device count (the data loader's pin_memory
+    # check), then torch.cuda.set_device raises: a100-d2's ranks never reach the process
+    # group; the others wait in NCCL's bootstrap until the job is cancelled.
+    warn = [f"{site}/torch/cuda/__init__.py:141: UserWarning: CUDA initialization: {DRIVER_TOO_OLD[:-1]}. "
+            "(Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+            "  return torch._C._cuda_getDeviceCount() > 0"]
+    tb = ["Traceback (most recent call last):",
+          '  File "/workspace/pretrain/pretrain.py", line 212, in <module>',
+          "    main()",
+          '  File "/workspace/pretrain/pretrain.py", line 57, in main',
+          "    torch.cuda.set_device(local_rank)",
+          f'  File "{site}/torch/cuda/__init__.py", line 399, in set_device',
+          "    torch._C._cuda_setDevice(device)",
+          f"RuntimeError: {DRIVER_TOO_OLD}"]
+    t_fail, t_exit = {}, {}
+    t_hang = []
+    for n in job.nodes:
+        tn = launch(job, n, t0 + rng.randint(0, 3 * SEC), cmd(n))
+        h = by_name[n.name]
+        for l in range(job.nproc):
+            g = n.node_rank * job.nproc + l
+            tg = tn + rng.randint(2 * SEC, 4 * SEC)
+            job.say(g, tg, f"{pylog_time(tg)} - pretrain - INFO - rank {g}: torch {h.torch}, local rank {l}, "
+                           "world_size=24")
+            if g == 0:
+                job.say(g, tg + 5000, [f"{pylog_time(tg + 5000)} - pretrain - INFO - config:"] +
+                        [f"  {c}" for c in GPT_CFG])
+            tg += rng.randint(3 * SEC, 5 * SEC)
+            job.say(g, tg, f"{pylog_time(tg)} - pretrain - INFO - rank {g}: tokenized shards "
+                           f"/mnt/data/pile/shard_{g:03d}.bin (8 workers, pin_memory=True)")
+            if n.name == bad:
+                tg = say_seq(job, g, tg + rng.randint(20_000, 90_000), warn, {0: f"warn{g}"})
+                job.say(g, tg, f"{pylog_time(tg)} - pretrain - WARNING - rank {g}: CUDA not available, "
+                               "pin_memory disabled")
+                say_seq(job, g, tg + rng.randint(2000, 9000), tb, {len(tb) - 1: f"exc{g}"})
+                t_fail[g] = tg
+                t_exit[g] = tg + 400_000 + rng.randint(0, 20_000)
+                continue
+            tg += rng.randint(SEC, 2 * SEC)
+            job.say(g, tg, f"{pylog_time(tg)} - pretrain - INFO - rank {g}: building GPT (24 layers, d=2048) on "
+                           f"cuda:{l}, wrapping in DDP (bucket_cap_mb=100)")
+            for line in nccl_until_bootstrap(job, g, h.nccl, "12.2"):
+                tg += rng.randint(40, 2500)
+                job.say(g, tg, line)
+            t_hang.append(tg)
+    nb = next(n for n in job.nodes if n.name == bad)
+    mine = sorted(((g, 1, t_exit[g]) for g in t_fail), key=lambda x: x[2])
+    torchrun_failed(job, nb, mine[-1][2] + rng.randint(100_000, 900_000), script, mine, [], mark="rc")
+    t_cancel = max(t_hang) + 28 * 60 * SEC + rng.randint(0, 60 * SEC)
+    for n in job.nodes:
+        if n is not nb:
+            agent_cancelled(job, n, t_cancel + rng.randint(0, 400_000))
+    marks = job.render(bundle, lambda n: f"nodes/{n.name}/train.log")
+    vm = {h.name: write_versions(bundle, h, rng) for h in specs}
+    hb, h1 = by_name[bad], specs[0]
+    smi_b, smi_1 = vm[bad]["nvidia_smi"], vm[h1.name]["nvidia_smi"]
+    g0 = mine[0][0]
+    log_b = f"nodes/{bad}/train.log"
+    f = [{"code": "build.driver_too_old",
+          "culprits": [{"host": bad}],
+          "evidence": [evd(log_b, min(marks[bad][f"warn{g}"] for g in t_fail), "UserWarning: CUDA initialization: The NVIDIA driver on "
+                                                       "your system is too old (found version 11040)"),
+                       evd(vpath(hb, "nvidia_smi"), smi_b["driver"], "CUDA Version: 11.4"),
+                       evd(vpath(hb, "collect_env"), vm[bad]["collect_env"]["torch_cuda"],
+                           "CUDA used to build PyTorch: 12.1")]},
+         {"code": "build.version_skew",
+          "culprits": [{"host": bad}],
+          "evidence": [evd(vpath(hb, "collect_env"), vm[bad]["collect_env"]["driver"],
+                           "Nvidia driver version: 470.223.02"),
+                       evd(vpath(h1, "collect_env"), vm[h1.name]["collect_env"]["driver"],
+                           "Nvidia driver version: 535.161.08")]},
+         first_failure(job, marks, t_fail, {bad: g0}, "RuntimeError: The NVIDIA driver on your system is too "
+                                                      "old")]
+    assert smi_1["driver"] == 3
+    expected(d, "DDP job (torchrun, pip wheels only: torch 2.3.1+cu121, no system toolkit) on 3 nodes x 8 A100: "
+                "a100-d2 was re-imaged with the R470 driver 470.223.02 (nvidia-smi: CUDA Version 11.4), the "
+                "two others run 535.161.08 (12.2). Every rank of a100-d2 warns 'CUDA initialization: The NVIDIA "
+                "driver on your system is too old (found version 11040)' and then raises it from "
+                "torch.cuda.set_device; the 16 other ranks wait in NCCL's bootstrap until the job is cancelled "
+                "28 minutes later (SIGTERM).", f)
     check_lines(bundle, f)
     return None, f
 

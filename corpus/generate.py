@@ -3803,6 +3803,7 @@ SCENARIOS = {
     "build_arch_mismatch": gen_build.scenario_build_arch_mismatch,
     "build_extension_failed": gen_build.scenario_build_extension_failed,
     "build_version_skew": gen_build.scenario_build_version_skew,
+    "build_driver_too_old": gen_build.scenario_build_driver_too_old,
     "healthy_build": gen_build.scenario_healthy_build,
     **gen_comm.SCENARIOS,
     **gen_comm_trace.SCENARIOS,

@@ -361,6 +361,55 @@ TEST_F(BuildRulesTest, AMessageNamingOneSideStillSaysWhich) {
   EXPECT_NE(f->summary.find("(CUDA 12.1 for torch)"), std::string::npos) << f->summary;
 }
 
+// ---- build.driver_too_old ------------------------------------------------------
+
+TEST_F(BuildRulesTest, DriverTooOldFromTheRuntimesRefusal) {
+  HealthyHost("node-0", 10);
+  Err("node-1", 70, 12, dist::kBuildDriverTooOld, "found=11.4", std::nullopt, 9);
+  Err("node-1", 70, 13, dist::kBuildDriverTooOld, "", std::nullopt, 10);
+  const auto f = BuildDriverTooOld(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(Hosts(*f), (std::set<std::string>{"node-1"}));
+  EXPECT_EQ(f->culprits.size(), 1u);
+  // The host's first message.
+  EXPECT_EQ(Cited(*f), (std::set<std::pair<std::string, int64_t>>{{"f70", 12}}));
+  EXPECT_NE(f->summary.find("supports CUDA 11.4 at most"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("refused the driver 2 time(s)"), std::string::npos) << f->summary;
+}
+
+TEST_F(BuildRulesTest, DriverTooOldFromVersionsIsAWarning) {
+  HealthyHost("node-0", 10);
+  Ver("node-0", 12, 3, v::kDriverCuda, "12.2", v::kSourceNvidiaSmi);
+  HealthyHost("node-1", 20);
+  Ver("node-1", 22, 3, v::kDriverCuda, "11.4", v::kSourceNvidiaSmi);
+  for (VersionFactRow& r : facts_.versions) {
+    if (r.host == "node-1" && r.component == v::kDriver) r.version = "470.223.02";
+  }
+  auto f = BuildDriverTooOld(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, Severity::kWarning);
+  EXPECT_EQ(Hosts(*f), (std::set<std::string>{"node-1"}));
+  EXPECT_EQ(Cited(*f), (std::set<std::pair<std::string, int64_t>>{{"f22", 3}, {"f20", 4}}));
+  EXPECT_NE(f->summary.find("driver 470.223.02, CUDA 11.4 at most, against CUDA 12.1 for torch"),
+            std::string::npos)
+      << f->summary;
+  // Within one major release a driver runs a newer runtime (minor version
+  // compatibility): 12.0 with torch's 12.1 is fine.
+  for (VersionFactRow& r : facts_.versions) {
+    if (r.host == "node-1" && r.component == v::kDriverCuda) r.version = "12.0";
+  }
+  EXPECT_FALSE(BuildDriverTooOld(facts_));
+  // Without torch, pip's CUDA runtime wheel says which CUDA is needed.
+  facts_.versions.clear();
+  Ver("node-2", 30, 3, v::kDriverCuda, "11.4", v::kSourceNvidiaSmi);
+  Ver("node-2", 31, 7, "pip:nvidia-cuda-runtime-cu12", "12.3.101", v::kSourcePip);
+  f = BuildDriverTooOld(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("against CUDA 12.3 of the runtime wheel"), std::string::npos)
+      << f->summary;
+}
+
 // ---- build.version_skew --------------------------------------------------------
 
 TEST_F(BuildRulesTest, OddHostOutIsTheCulprit) {

@@ -189,6 +189,38 @@ TEST(DistBuildLines, GpuTooOld) {
   EXPECT_EQ(rows[0].detail, "sm_30 (GeForce GTX 770) too old");
 }
 
+// A GPU driver older than the CUDA runtime: torch's words (the warning at
+// CUDA initialisation, then the error), the runtime's through nccl-tests
+// and torch, a container whose libcuda is not the host driver's.
+TEST(DistBuildLines, DriverTooOld) {
+  const auto rows = Feed({
+      "[rank3]:/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:138: UserWarning: "
+      "CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). "
+      "Please update your GPU driver by downloading and installing a new version from the URL: "
+      "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to "
+      "install a PyTorch version that has been compiled with your version of the CUDA driver. "
+      "(Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+      "[rank3]: RuntimeError: The NVIDIA driver on your system is too old (found version 11080). "
+      "Please update your GPU driver by downloading and installing a new version from the URL: "
+      "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to "
+      "install a PyTorch version that has been compiled with your version of the CUDA driver.",
+      "a100-jx-2: Test CUDA failure common.cu:892 'CUDA driver version is insufficient for CUDA "
+      "runtime version'",
+      "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+      "before calling NumCudaDevices() that might have already set an error? Error 803: system "
+      "has unsupported display driver / cuda driver combination",
+      "| NVIDIA-SMI 470.223.02   Driver Version: 470.223.02   CUDA Version: 11.4     |",
+      "Please update your GPU driver if training is slow",
+  });
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& r : rows) EXPECT_EQ(r.op, kBuildDriverTooOld);
+  EXPECT_EQ(rows[0].detail, "found=11.4");
+  EXPECT_EQ(rows[0].rank, 3);
+  EXPECT_EQ(rows[1].detail, "found=11.8");
+  EXPECT_EQ(rows[2].detail, std::nullopt);
+  EXPECT_EQ(rows[3].line_no, 4);
+}
+
 // pip's and DeepSpeed's chatter around builds: the failure is read once,
 // from "Failed building wheel"; the rest is no event.
 TEST(DistBuildLines, PipAndDeepSpeedChatter) {

@@ -260,6 +260,29 @@ class BuildLinesFamily : public DistFamily {
       pending_ = Pending::kArch;
       return true;
     }
+    // A driver older than the CUDA runtime needs. torch: "The NVIDIA driver
+    // on your system is too old (found version 11040). Please update your
+    // GPU driver ..." (as a RuntimeError, and in the "CUDA initialization:"
+    // UserWarning); the runtime's own words (cudaErrorInsufficientDriver,
+    // cudaErrorSystemDriverMismatch, cudaErrorCompatNotSupportedOnDevice).
+    at = msg.find("driver on your system is too old");
+    if (at != kNpos) {
+      std::string detail;
+      const size_t found = msg.find("found version ", at);
+      uint64_t v = 0;
+      if (found != kNpos && scan::ReadUint(msg, found + 14, 6, &v) >= 4) {
+        // CUDA encodes 11.4 as 11040.
+        detail = "found=" + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+      }
+      Emit(line, kBuildDriverTooOld, detail, out);
+      return false;
+    }
+    if (Has(msg, "driver version is insufficient for CUDA runtime version") ||
+        Has(msg, "unsupported display driver / cuda driver combination") ||
+        Has(msg, "forward compatibility was attempted on non supported HW")) {
+      Emit(line, kBuildDriverTooOld, {}, out);
+      return false;
+    }
     // torch.cuda on a GPU older than any it was built for: "Found GPU0
     // GeForce GTX 770 which is of cuda capability 3.0." (then "PyTorch no
     // longer supports this GPU because it is too old.").

@@ -86,12 +86,21 @@ inline constexpr const char* kStepTime = "step_time";
 //    compatible with the current PyTorch installation" (detail "sm_XY (GPU)
 //    supported: sm_50 ..."), its older "Found GPU0 <GPU> which is of cuda
 //    capability X.Y" (detail "sm_XY (GPU) too old"), nvcc's "Unsupported gpu
-//    architecture 'compute_XY'" (detail "compute_XY").
+//    architecture 'compute_XY'" (detail "compute_XY");
+//  - kBuildDriverTooOld: the GPU driver is older than the CUDA runtime
+//    needs: torch's "The NVIDIA driver on your system is too old (found
+//    version 11040)" (detail "found=11.4"), the runtime's "CUDA driver
+//    version is insufficient for CUDA runtime version"
+//    (cudaErrorInsufficientDriver), "system has unsupported display driver /
+//    cuda driver combination" (cudaErrorSystemDriverMismatch: a container's
+//    libcuda that is not the host's kernel module's), "forward compatibility
+//    was attempted on non supported HW" (detail "" for these).
 inline constexpr const char* kBuildError = "build_error";
 inline constexpr const char* kBuildExtensionFailed = "extension_failed";
 inline constexpr const char* kBuildCudaMismatch = "cuda_mismatch";
 inline constexpr const char* kBuildGccUnsupported = "gcc_unsupported";
 inline constexpr const char* kBuildArchUnsupported = "arch_unsupported";
+inline constexpr const char* kBuildDriverTooOld = "driver_too_old";
 inline constexpr const char* kRankHost = "rank_host";
 // NCCL's own error reports (comm_lines.cc, comm_nccl.cc): an "NCCL WARN"
 // line, an NCCL INFO line that reports a failure ("ncclCommInitRank ...

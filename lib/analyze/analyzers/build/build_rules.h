@@ -25,6 +25,9 @@ std::optional<Finding> BuildArchMismatch(const BuildFacts& facts);
 // build.extension_failed: a failed extension build, with its first compiler
 // error.
 std::optional<Finding> BuildExtensionFailed(const BuildFacts& facts);
+// build.driver_too_old: the runtime's refusal of the GPU driver, or a driver
+// whose CUDA major is older than the framework's.
+std::optional<Finding> BuildDriverTooOld(const BuildFacts& facts);
 // build.version_skew: hosts of one job on different versions.
 std::optional<Finding> BuildVersionSkew(const BuildFacts& facts);
 
