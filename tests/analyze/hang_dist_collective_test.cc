@@ -231,6 +231,32 @@ TEST(CollectiveTimeout, ARankWhosePeerWentAwayIsNotSilent) {
   EXPECT_EQ(fs[0].culprits, want) << fs[0].summary;
 }
 
+TEST(CollectiveMismatch, FromTheDetailFingerprintCheck) {
+  // TORCH_DISTRIBUTED_DEBUG=DETAIL: rank 3 broadcasts where the others
+  // all-reduce; every rank raises at once, no watchdog timeout.
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    DistEvent& e = job.b.Event(DistKind::kCollectiveMismatch, job.FileOf(r), 3000 + r, r);
+    e.seq = 1503;
+    e.op = r == 3 ? "BROADCAST [1]" : "ALLREDUCE [1024, 4096]";
+    e.value = r == 3 ? 0 : 3;
+    e.detail = r == 3 ? "ALLREDUCE [1024, 4096]" : "BROADCAST [1]";
+  }
+  const auto fs = job.b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_mismatch"});
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(3, "node-0")}));
+  EXPECT_NE(fs[0].summary.find("at SequenceNumber 1503: ranks 0-2, 4-15 ALLREDUCE [1024, 4096]; "
+                               "rank 3 BROADCAST [1]"),
+            std::string::npos)
+      << fs[0].summary;
+  EXPECT_TRUE(Cites(fs[0], kLog0, 3003));
+  // Only the odd rank's own line is missing: the others' messages name it.
+  job.b.in.events.erase(job.b.in.events.begin() + 3);
+  const auto gs = job.b.Run();
+  ASSERT_EQ(Codes(gs), std::vector<std::string>{"hang.collective_mismatch"});
+  EXPECT_EQ(gs[0].culprits, (std::vector<Culprit>{RankAt(3, "node-0")}));
+}
+
 TEST(CollectiveTimeout, AllRanksWaitingAtTheSameSeqNamesNoOne) {
   Job job;
   for (int64_t r = 0; r < kRanks; ++r) {

@@ -12,7 +12,8 @@
 //   kAnchorWatchdog  "dog": "Watchdog caught ...", "watchdog got stuck for",
 //                    "detected no heartbeat of its watchdog".
 //   kAnchorEnqueued  "nqu": every progress form ("last enqueued ...").
-//   kAnchorFail      "fai": "Some NCCL operations have failed".
+//   kAnchorFail      "fai": "Some NCCL operations have failed"; "smat":
+//                    "Detected mismatch between collectives on ranks".
 //   kAnchorTimeout   "meo", "med": the store timeouts ("Timeout", "timed
 //                    out", "RendezvousTimeoutError"), "Heartbeat monitor
 //                    timed out".
@@ -140,6 +141,7 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorWatchdog, "dog"},
     {kAnchorEnqueued, "nqu"},
     {kAnchorFail, "fai"},
+    {kAnchorFail, "smat"},
     {kAnchorTimeout, "meo"},
     {kAnchorTimeout, "med"},
     {kAnchorNcclError, "cl e"},

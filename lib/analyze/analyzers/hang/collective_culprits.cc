@@ -363,5 +363,52 @@ std::optional<LogMismatch> FindLogMismatch(const View& v) {
   return std::nullopt;
 }
 
+std::optional<LogMismatch> FindFingerprintMismatch(const DistInputs& in) {
+  std::vector<const DistEvent*> lines;
+  std::optional<int64_t> seq;
+  for (const DistEvent& e : in.events) {
+    if (e.kind != DistKind::kCollectiveMismatch || !e.rank || !e.op) continue;
+    if (!seq || (e.seq && *e.seq < *seq)) seq = e.seq;
+    lines.push_back(&e);
+  }
+  if (lines.empty()) return std::nullopt;
+  std::sort(lines.begin(), lines.end(), Before);
+  // Each rank's fingerprint: its own words first (the line it spoke), else
+  // what another rank's message says it ran.
+  std::map<int64_t, std::string> of_rank;
+  std::map<int64_t, const DistEvent*> line_of;
+  for (const DistEvent* e : lines) {
+    if (e->seq != seq) continue;
+    of_rank[*e->rank] = *e->op;
+    line_of.emplace(*e->rank, e);
+  }
+  for (const DistEvent* e : lines) {
+    if (e->seq != seq || !e->value || !e->detail) continue;
+    const auto other = static_cast<int64_t>(*e->value);
+    if (of_rank.emplace(other, *e->detail).second) line_of.emplace(other, e);
+  }
+  std::map<std::string, Side> sides;
+  for (const auto& [rank, text] : of_rank) {
+    Side& side = sides[text];
+    side.text = text;
+    side.ranks.push_back(rank);
+    const DistEvent* e = line_of[rank];
+    if (std::find(side.lines.begin(), side.lines.end(), e) == side.lines.end())
+      side.lines.push_back(e);
+  }
+  if (sides.size() < 2) return std::nullopt;
+  LogMismatch m;
+  m.seq = seq.value_or(0);
+  m.has_seq = seq.has_value();
+  for (auto& [key, side] : sides) m.sides.push_back(std::move(side));
+  std::stable_sort(m.sides.begin(), m.sides.end(), [](const Side& a, const Side& b) {
+    return a.ranks.size() > b.ranks.size();
+  });
+  const bool tie = m.sides[0].ranks.size() == m.sides[1].ranks.size();
+  for (size_t i = tie ? 0 : 1; i < m.sides.size(); ++i)
+    m.culprits.insert(m.culprits.end(), m.sides[i].ranks.begin(), m.sides[i].ranks.end());
+  return m;
+}
+
 }  // namespace collective
 }  // namespace casefile::hang

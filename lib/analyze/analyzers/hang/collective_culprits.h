@@ -71,11 +71,17 @@ struct Side {
   std::vector<const DistEvent*> lines;
 };
 struct LogMismatch {
-  const Group* group = nullptr;
+  const Group* group = nullptr;  // null: the fingerprint check, which names none
   int64_t seq = 0;
+  bool has_seq = true;
   std::vector<Side> sides;  // most ranks first
   std::vector<int64_t> culprits;
 };
 std::optional<LogMismatch> FindLogMismatch(const View& v);
+// R2 from TORCH_DISTRIBUTED_DEBUG=DETAIL's fingerprint check: each message
+// gives the fingerprint of the rank speaking and of one other rank; every
+// rank's first fingerprint (at the first SequenceNumber the messages name)
+// makes the sides. `group` is null (the check names no group).
+std::optional<LogMismatch> FindFingerprintMismatch(const DistInputs& in);
 
 }  // namespace casefile::hang::collective

@@ -306,8 +306,14 @@ Finding MismatchFinding(const DistContext& ctx, const View& v, const std::option
       for (const DistEvent* e : side.lines) host_of.emplace(*e->rank, e->host);
     }
     for (int64_t r : lm->culprits) name(RankCulprit(ctx.ranks, r, host_of[r]));
-    s = "At SeqNum " + std::to_string(lm->seq) + GroupSuffix(*lm->group) +
-        " the ranks issued different collectives: ";
+    if (lm->group) {
+      s = "At SeqNum " + std::to_string(lm->seq) + GroupSuffix(*lm->group) +
+          " the ranks issued different collectives: ";
+    } else {
+      s = "TORCH_DISTRIBUTED_DEBUG=DETAIL's check found the ranks issuing different "
+          "collectives" +
+          (lm->has_seq ? " at SequenceNumber " + std::to_string(lm->seq) : std::string()) + ": ";
+    }
     for (size_t i = 0; i < lm->sides.size(); ++i)
       s += (i ? "; " : "") + RanksText(lm->sides[i].ranks) + " " + lm->sides[i].text;
     s += lm->sides[0].ranks.size() == lm->sides[1].ranks.size()
@@ -355,7 +361,8 @@ Finding MismatchFinding(const DistContext& ctx, const View& v, const std::option
 std::vector<Finding> CollectiveFindings(const DistContext& ctx) {
   const View v = BuildView(ctx.in);
   const FrFacts fr = AnalyzeFlightRecorder(ctx.in.fr);
-  const std::optional<LogMismatch> lm = FindLogMismatch(v);
+  std::optional<LogMismatch> lm = FindLogMismatch(v);
+  if (!lm) lm = FindFingerprintMismatch(ctx.in);
   if (lm || fr.mismatch) return {MismatchFinding(ctx, v, lm, fr.mismatch)};
   if (!v.timeouts.empty()) return {TimeoutFinding(ctx, v, fr)};
   if (!fr.missing.empty()) return {FrOnlyFinding(ctx, fr)};

@@ -30,6 +30,7 @@ enum class DistKind {
   kProgramProgress,
   kStepTime,
   kRankHost,
+  kCollectiveMismatch,
   kOther,
 };
 
