@@ -195,6 +195,29 @@ TEST_F(BuildRulesTest, DistributionNvccTakesTheReleaseNvccPrinted) {
   EXPECT_NE(f->summary.find("PATH -> /usr/bin/nvcc (CUDA 11.5)"), std::string::npos) << f->summary;
 }
 
+TEST_F(BuildRulesTest, ANonCudaDirectoryAheadOfPathsCudaEntryWins) {
+  // A conda env's bin (cuda-nvcc 11.8) precedes /usr/local/cuda-12.1/bin on
+  // PATH: PATH's first CUDA-named entry says 12.1, `which -a nvcc` and `nvcc
+  // --version` say 11.8.
+  Ver("node-0", 31, 7, v::kPathCuda, "12.1", v::kSourceEnv, "/usr/local/cuda-12.1/bin");
+  Ver("node-0", 31, 5, v::kLdPathCuda, "12.1", v::kSourceEnv, "/usr/local/cuda-12.1/lib64");
+  Ver("node-0", 31, 2, v::kCudaHome, "12.1", v::kSourceEnv, "/usr/local/cuda-12.1");
+  Ver("node-0", 32, 1, v::kNvccPath, "", v::kSourceWhichNvcc, "/opt/conda/envs/train/bin/nvcc");
+  Ver("node-0", 32, 2, v::kNvccPath, "12.1", v::kSourceWhichNvcc, "/usr/local/cuda-12.1/bin/nvcc");
+  Ver("node-0", 33, 4, v::kNvcc, "11.8.89", v::kSourceNvcc);
+  const auto f = BuildMultipleToolkits(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("PATH -> /opt/conda/envs/train/bin/nvcc (CUDA 11.8)"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_TRUE(Cited(*f).count({"f32", 1}));
+  // Without the conda nvcc, which's first nvcc is the toolkit PATH's CUDA
+  // entry names: nothing disagrees.
+  facts_.versions.erase(facts_.versions.end() - 3);
+  facts_.versions.back().version = "12.1.105";
+  EXPECT_FALSE(BuildMultipleToolkits(facts_));
+}
+
 // ---- build.compiler_unsupported ----------------------------------------------
 
 TEST_F(BuildRulesTest, GccTooNewForNvcc) {

@@ -248,8 +248,13 @@ TEST_F(RuntimeRulesTest, KernelKillsOutsideTheRunAreIgnored) {
   facts_.kills = {old_python, foreign};
   EXPECT_FALSE(BuildOomKilled(facts_).has_value());
 
-  // The same foreign kill during the run counts (host only).
+  // The same foreign kill during the run, which went on for an hour after
+  // it: not the run's.
   facts_.kills[1].ts_us = kT0 + 60 * kSec;
+  EXPECT_FALSE(BuildOomKilled(facts_).has_value());
+  // Near the run's end it counts (host only): the run may have died of the
+  // same memory pressure.
+  facts_.kills[1].ts_us = kT0 + 3540 * kSec;
   const auto f = BuildOomKilled(facts_);
   ASSERT_TRUE(f.has_value());
   ASSERT_EQ(f->culprits.size(), 1u);

@@ -56,18 +56,26 @@ std::optional<Finding> BuildMultipleToolkits(const BuildFacts& facts) {
     Pointer ptrs[] = {
         {"PATH", nullptr, ""}, {"LD_LIBRARY_PATH", nullptr, ""}, {"CUDA_HOME", nullptr, ""}};
     ptrs[0].row = First(versions, version::kPathCuda);
-    if (!ptrs[0].row) ptrs[0].row = First(versions, version::kNvccPath);
     ptrs[1].row = First(versions, version::kLdPathCuda);
     ptrs[2].row = First(versions, version::kCudaHome);
     bool conflict = false;
     for (Pointer& p : ptrs) {
-      if (!p.row) continue;
-      p.release = Resolve(*p.row, versions);
-      // The first nvcc on PATH outside a toolkit directory (/usr/bin/nvcc of
-      // a distribution's package) is the one `nvcc --version` ran.
-      if (p.release.empty() && p.row->component == version::kNvccPath) {
+      if (p.row) p.release = Resolve(*p.row, versions);
+    }
+    // The nvcc PATH runs is `which -a nvcc`'s first. It overrides PATH's
+    // first CUDA entry when it is another release: a directory whose name
+    // says nothing of CUDA came first (a conda env's bin with its own
+    // cuda-nvcc; /usr/bin/nvcc of a distribution's package), and `nvcc
+    // --version` ran that one.
+    if (const VersionFactRow* which = First(versions, version::kNvccPath)) {
+      std::string release = Resolve(*which, versions);
+      if (release.empty()) {
         if (const VersionFactRow* nv = First(versions, version::kNvcc))
-          p.release = ReleaseText(ParseRelease(nv->version));
+          release = ReleaseText(ParseRelease(nv->version));
+      }
+      if (!ptrs[0].row || (!release.empty() && Conflict(release, ptrs[0].release))) {
+        ptrs[0].row = which;
+        ptrs[0].release = release;
       }
     }
     for (size_t i = 0; i < std::size(ptrs); ++i) {

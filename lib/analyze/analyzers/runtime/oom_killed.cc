@@ -205,9 +205,12 @@ std::optional<Finding> BuildOomKilled(const RuntimeFacts& facts) {
       rank = c.proc->rank;
     }
     const bool matched = c.proc || c.loader || rank;
-    if (!matched && !LooksLikeTraining(k.comm) && !k.slurm &&
-        !InKernelWindow(facts, k.ts_us, kForeignKillWindowUs))
-      continue;
+    if (!matched && !LooksLikeTraining(k.comm) && !k.slurm) {
+      if (!InKernelWindow(facts, k.ts_us, kForeignKillWindowUs)) continue;
+      if (!k.comm.empty() && k.ts_us != kNoTimestamp && facts.run_last_us != kNoTimestamp &&
+          facts.run_last_us > k.ts_us + kRunWentOnUs)
+        continue;
+    }
     c.who = CulpritOf(facts, rank, c.proc && !c.proc->host.empty() ? c.proc->host : k.host);
     if (!c.who.host && !k.host.empty()) c.who.host = k.host;
     cases.push_back(std::move(c));

@@ -15,7 +15,7 @@ class RuntimeAnalyzer : public Analyzer {
   const AnalyzerInfo& info() const override {
     static const AnalyzerInfo kInfo{
         runtime::kAnalyzerName,
-        "1",
+        "2",
         "Why processes died: host out of memory (OOM killer), CUDA out of memory, CUDA faults "
         "(illegal memory access, device-side assert, Xid), and the first failure of the run",
         {"runtime.oom_killed", "runtime.cuda_oom", "runtime.cuda_error", "runtime.first_failure"},

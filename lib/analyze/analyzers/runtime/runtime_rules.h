@@ -35,6 +35,10 @@ inline constexpr int64_t kKernelWindowUs = 15LL * 3600 * 1'000'000;
 // A kill of a process that does not look like the training (not python,
 // torchrun, ...) counts only this close to the logs' span.
 inline constexpr int64_t kForeignKillWindowUs = 10LL * 60 * 1'000'000;
+// ... and not when the logs go on for longer than this after it: the run
+// outlived the kill of a process that was not its own (a CI agent's java in
+// system.slice).
+inline constexpr int64_t kRunWentOnUs = 2LL * 60 * 1'000'000;
 // Cited cases per finding.
 inline constexpr size_t kMaxCitedCases = 8;
 
