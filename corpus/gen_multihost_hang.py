@@ -367,3 +367,106 @@ def scenario_hang_step_straggler(d):
                 f"{slow}'s own step time is about 1.6x its peers' on every step (its GPUs are power-braked), with "
                 "eval and checkpoint slow steps on every host and isolated spikes elsewhere.", f)
     return None, f
+
+
+# --------------------------------------------------------------------------------------------
+# 9. JAX on 4 TPU v4 hosts: the first evaluation's program does not fit the HBM
+
+
+def scenario_runtime_device_oom(d):
+    job = TpuJob("runtime_device_oom", 6609, us_of(2025, 9, 3, 14, 20, 5), ["5b81d0c2"], 4,
+                 ("TPU v4", "v4", 4), steps=520, first_step=0, launch0=41_310,
+                 step_fmt="plain", vmodule=False, eval_step=None, chatter=0.5)
+    rng = job.rng
+    k_last = 499  # steps 0..499 run; the evaluation at step 500 is compiled first
+    site = "/home/mlrunner/.local/lib/python3.10/site-packages"
+    tb = ["Traceback (most recent call last):",
+          '  File "/usr/lib/python3.10/runpy.py", line 196, in _run_module_as_main',
+          "    return _run_code(code, main_globals, None,",
+          '  File "/usr/lib/python3.10/runpy.py", line 86, in _run_code',
+          "    exec(code, run_globals)",
+          '  File "/home/mlrunner/maxtext/MaxText/train.py", line 781, in <module>',
+          "    app.run(main)",
+          f'  File "{site}/absl/app.py", line 308, in run',
+          "    _run_main(main, args)",
+          f'  File "{site}/absl/app.py", line 254, in _run_main',
+          "    sys.exit(main(argv))",
+          '  File "/home/mlrunner/maxtext/MaxText/train.py", line 777, in main',
+          "    train_loop(config)",
+          '  File "/home/mlrunner/maxtext/MaxText/train.py", line 712, in train_loop',
+          "    eval_metrics = p_eval_step(state, eval_batch, nextrng)",
+          "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of "
+          "memory in memory space hbm. Used 33.87G of 31.25G hbm. Exceeded hbm capacity by 2.62G.",
+          "",
+          "Total hbm usage >= 34.62G:",
+          "    reserved        750.00M ",
+          "    program          33.87G ",
+          "    arguments            0B ",
+          "",
+          "Output size 0B; shares 0B with arguments.",
+          "",
+          "Program hbm requirement 33.87G:",
+          "    global           52.0K",
+          "    scoped           24.0K",
+          "    HLO temp         33.87G (100.0% utilization: Unpadded (33.10G) Padded (33.10G), 2.3% fragmentation "
+          "(781.25M))",
+          "",
+          "  Largest program allocations in hbm:",
+          ""]
+    for i, (size, shape, op) in enumerate([
+            ("8.00G", "bf16[32,32,2048,2048]{3,2,1,0:T(8,128)(2,1)}", "dot_general"),
+            ("8.00G", "bf16[32,32,2048,2048]{3,2,1,0:T(8,128)(2,1)}", "exp"),
+            ("4.00G", "f32[32,2048,16384]{2,1,0:T(8,128)}", "dot_general"),
+            ("2.00G", "bf16[32,2048,16384]{2,1,0:T(8,128)(2,1)}", "mul")], 1):
+        tb += [f"  {i}. Size: {size}",
+               f'     Operator: op_name="jit(eval_step)/jit(main)/decoder/layers/self_attention/{op}" '
+               'source_file="/home/mlrunner/maxtext/MaxText/layers/attentions.py" source_line=244',
+               f"     Shape: {shape}",
+               f"     Unpadded size: {size}",
+               f"     XLA label: fusion.{1200 + 17 * i} = fusion(...), kind=kOutput",
+               "     Allocation type: HLO temp",
+               "     ==========================",
+               ""]
+    tb += ["--------------------",
+           "For simplicity, JAX has removed its internal frames from the traceback of the following exception. "
+           "Set JAX_TRACEBACK_FILTERING=off to include these."]
+    t_compile = {}
+    for h in job.hosts:
+        log = job.logs[h["name"]]
+        tpu_startup(job, h, log)
+        tpu_training(job, h, log, k_last)
+        py = h["pytid"]
+        t = job.ht(h, job.step_end[k_last]) + rng.randint(40_000, 300_000)
+        log.emit(t, glog("I", t, py, "train.py:702",
+                         "Running evaluation at step 500 (eval_steps=40, eval_per_device_batch_size=32)"))
+        t += rng.randint(100_000, 400_000)
+        t_compile[h["name"]] = t
+        log.emit(t, glog("I", t, py, "pxla.py:1901",
+                         "Compiling jit_eval_step with global shapes and types [ShapedArray(bfloat16[4096,32000]), "
+                         "ShapedArray(int32[512,2048])]. Argument mapping: (GSPMDSharding({devices=[16,1]<=[16]}), "
+                         "GSPMDSharding({devices=[16,1]<=[16]}))."))
+        t += rng.randint(38 * SEC, 52 * SEC)
+        log.emit(t, tb, marks={15: "exc"})
+    write_tpu_common(job, d / "bundle")
+    marks = gen.render_logs(job, d / "bundle")
+    files = [{"path": gen.log_path(h), "kind": "log", "host": h["name"], "task": f"jax_worker/{h['task']}"}
+             for h in job.hosts]
+    write(d / "bundle" / "casefile.json",
+          json.dumps({"format_version": 1, "labels": {"job": job.name}, "files": files}, indent=2) + "\n")
+    exc = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm."
+    # The traceback's lines carry no time: a failure takes the time of the stamped line before it,
+    # the compile line.
+    first = min(job.hosts, key=lambda h: t_compile[h["name"]])
+    f = [{"code": "runtime.device_oom",
+          "culprits": [{"host": h["name"]} for h in job.hosts],
+          "evidence": [evd(gen.log_path(h), marks[h["name"]]["exc"], exc) for h in job.hosts]},
+         {"code": "runtime.first_failure",
+          "culprits": [{"host": first["name"]}],
+          "evidence": [evd(gen.log_path(first), marks[first["name"]]["exc"], exc)]}]
+    expected(d, "JAX (MaxText-style) training on 4 TPU v4 hosts: 500 steps run, then the first evaluation's "
+                "program (eval_per_device_batch_size=32, twice the training batch) is compiled and every host "
+                "fails with 'XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of "
+                "memory in memory space hbm. Used 33.87G of 31.25G hbm', followed by the compiler's report of "
+                "the largest allocations.", f)
+    return job, f
+

@@ -3791,6 +3791,7 @@ SCENARIOS = {
     "hang_jax_task_lost": gen_multihost_hang.scenario_hang_jax_task_lost,
     "hang_hlo_fingerprint_nodigest": gen_multihost_hang.scenario_hang_hlo_fingerprint_nodigest,
     "hang_step_straggler": gen_multihost_hang.scenario_hang_step_straggler,
+    "runtime_device_oom": gen_multihost_hang.scenario_runtime_device_oom,
     "healthy_multirank": gen_torch_hang.scenario_healthy_multirank,
     "runtime_oom_killed": gen_runtime.scenario_runtime_oom_killed,
     "runtime_cuda_oom": gen_runtime.scenario_runtime_cuda_oom,

@@ -279,6 +279,48 @@ TEST_F(RuntimeRulesTest, CgroupKillIsSaid) {
 
 // ---- runtime.cuda_oom -------------------------------------------------------
 
+// ---- runtime.device_oom -----------------------------------------------------
+
+TEST_F(RuntimeRulesTest, XlaDeviceOomAtRunAndCompileTime) {
+  Row(RowKind::kCrash, 1, 52, std::nullopt, "jax-gpu-1",
+      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+      "allocate 129449984 bytes.",
+      kT0 + 2 * kSec);
+  Row(RowKind::kCrash, 2, 123, std::nullopt, "tpu-w-0",
+      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: XLA:TPU compile permanent "
+      "error. Ran out of memory in memory space hbm. Used 17.43G of 15.48G hbm. Exceeded hbm "
+      "capacity by 1.95G.",
+      kT0);
+  // A CUDA allocator's message is runtime.cuda_oom's, a deadline no OOM.
+  Row(RowKind::kCrash, 3, 9, 4, "dgx-1", "torch.OutOfMemoryError: CUDA out of memory.", kT0);
+  Row(RowKind::kCrash, 4, 9, std::nullopt, "jax-gpu-0",
+      "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out.", kT0);
+  const auto f = BuildDeviceOom(facts_);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->severity, Severity::kError);
+  ASSERT_EQ(f->culprits.size(), 2u);
+  EXPECT_EQ(f->culprits[0].host, "tpu-w-0");
+  EXPECT_TRUE(Says(*f, "in 2 processes: host tpu-w-0 could not fit the compiled program (17.43G "
+                       "of 15.48G hbm used, 1.95G over); host jax-gpu-1 tried to allocate "
+                       "123.45 MiB."))
+      << f->summary;
+  // Hosts that say the same are named together.
+  Row(RowKind::kCrash, 5, 123, std::nullopt, "tpu-w-1", facts_.rows[1].detail, kT0 + kSec);
+  const auto g = BuildDeviceOom(facts_);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_TRUE(Says(*g, "in 3 processes: host tpu-w-0 and host tpu-w-1 could not fit the compiled "
+                       "program (17.43G of 15.48G hbm used, 1.95G over); host jax-gpu-1"))
+      << g->summary;
+  facts_.rows.pop_back();
+  EXPECT_TRUE(Says(*f, "fails the same way on every run"));
+  EXPECT_TRUE(Cites(*f, 1, 52));
+  EXPECT_TRUE(Cites(*f, 2, 123));
+  EXPECT_FALSE(Cites(*f, 3, 9));
+  // A PyTorch CUDA OOM alone gives no device_oom.
+  facts_.rows.erase(facts_.rows.begin(), facts_.rows.begin() + 2);
+  EXPECT_FALSE(BuildDeviceOom(facts_).has_value());
+}
+
 TEST_F(RuntimeRulesTest, CudaOomPerRankWithNumbers) {
   Row(RowKind::kCrash, 1, 1666, 6, "dgx-a08",
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.91 GiB. GPU 2 has a "

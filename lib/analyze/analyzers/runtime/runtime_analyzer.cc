@@ -16,9 +16,11 @@ class RuntimeAnalyzer : public Analyzer {
     static const AnalyzerInfo kInfo{
         runtime::kAnalyzerName,
         "2",
-        "Why processes died: host out of memory (OOM killer), CUDA out of memory, CUDA faults "
-        "(illegal memory access, device-side assert, Xid), and the first failure of the run",
-        {"runtime.oom_killed", "runtime.cuda_oom", "runtime.cuda_error", "runtime.first_failure"},
+        "Why processes died: host out of memory (OOM killer), CUDA out of memory, XLA device "
+        "(TPU HBM, GPU) out of memory, CUDA faults (illegal memory access, device-side assert, "
+        "Xid), and the first failure of the run",
+        {"runtime.oom_killed", "runtime.cuda_oom", "runtime.device_oom", "runtime.cuda_error",
+         "runtime.first_failure"},
         {"log", "sysinfo"},
     };
     return kInfo;

@@ -4,7 +4,7 @@ namespace casefile::runtime {
 
 std::vector<Finding> BuildRuntimeFindings(const RuntimeFacts& facts) {
   std::vector<Finding> out;
-  for (auto* build : {&BuildOomKilled, &BuildCudaOom, &BuildCudaError}) {
+  for (auto* build : {&BuildOomKilled, &BuildCudaOom, &BuildDeviceOom, &BuildCudaError}) {
     if (auto f = build(facts)) out.push_back(std::move(*f));
   }
   if (auto f = BuildFirstFailure(facts, !out.empty())) out.push_back(std::move(*f));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "analyze/analyzers/runtime/runtime_inputs.h"
@@ -17,6 +18,14 @@ std::optional<Finding> BuildOomKilled(const RuntimeFacts& facts);
 // runtime.cuda_oom: CUDA out-of-memory errors, one per rank, with their
 // numbers.
 std::optional<Finding> BuildCudaOom(const RuntimeFacts& facts);
+// runtime.device_oom: XLA's device out-of-memory errors (JAX on TPU or GPU),
+// one per rank (per host and file without one).
+std::optional<Finding> BuildDeviceOom(const RuntimeFacts& facts);
+// XLA's words for a device out of memory: "RESOURCE_EXHAUSTED: Out of
+// memory while trying to allocate N bytes", and the compiler's "Ran out of
+// memory in memory space hbm" (IsXlaCompileOom).
+bool IsXlaDeviceOom(std::string_view text);
+bool IsXlaCompileOom(std::string_view text);
 // runtime.cuda_error: sticky CUDA faults (illegal memory access and its
 // family) and NVIDIA Xid lines.
 std::optional<Finding> BuildCudaError(const RuntimeFacts& facts);
