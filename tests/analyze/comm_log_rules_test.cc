@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "analyze/analyzers/comm/comm_log_common.h"
 #include "analyze/analyzers/comm/comm_log_findings.h"
 #include "parse/dist/dist_kinds.h"
 
@@ -474,6 +475,31 @@ TEST_F(CommLogRulesTest, ANameThatDoesNotResolveIsTheStory) {
   EXPECT_NE(f->recommendation.find("getent hosts"), std::string::npos) << f->recommendation;
   // Not the master's fault: the name is.
   EXPECT_EQ(Culprits(*f), (CulpritSet{{"node-1", std::nullopt}}));
+}
+
+TEST_F(CommLogRulesTest, AStoreThatWaitedForClientsNamesTheHostThatNeverCame) {
+  // torch 2.4's TCPStore server on node-0 (and the ranks waiting with it)
+  // time out with 3/4 clients joined; node-3's log holds only the
+  // scheduler's cancellation.
+  facts_.log_hosts = {"node-0", "node-1", "node-2", "node-3"};
+  for (int h = 0; h < 3; ++h) {
+    Event(EventKind::kRendezvous, 1 + h, 40, "node-" + std::to_string(h), kRdzvNotAllJoined,
+          "3/4 clients joined", h);
+  }
+  auto f = BuildRendezvousFailed(facts_);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(Culprits(*f), (CulpritSet{{"node-3", std::nullopt}}));
+  EXPECT_TRUE(Says(*f, "not every process joined")) << f->summary;
+  EXPECT_TRUE(Says(*f, "(3/4 clients joined; 3 reports)")) << f->summary;
+  EXPECT_TRUE(Says(*f, "node-3 reports no rendezvous at all")) << f->summary;
+  // The count is no endpoint.
+  EXPECT_FALSE(Says(*f, "with the store at")) << f->summary;
+  // Without the missing host's log, nobody is blamed.
+  facts_.log_hosts.pop_back();
+  f = BuildRendezvousFailed(facts_);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(f->culprits.empty());
+  EXPECT_TRUE(Says(*f, "left no log in it")) << f->summary;
 }
 
 TEST_F(CommLogRulesTest, ListenFailureHasItsOwnWords) {

@@ -19,6 +19,11 @@ namespace casefile::comm {
 
 // Culprits named per finding (hosts, ranks).
 inline constexpr size_t kMaxCulprits = 16;
+// The rendezvous form of a store_timeout row that says how many processes
+// joined ("Timed out after 901 seconds waiting for clients. 3/4 clients
+// joined.", the store based barrier's "7/8 joined"): the store's server waited
+// at set-up for processes that never came.
+inline constexpr const char* kRdzvNotAllJoined = "not_all_joined";
 // Evidence lines of other hosts or ranks cited beside the main ones.
 inline constexpr size_t kMaxCited = 8;
 // Hosts or ranks named in a summary before "and N more".

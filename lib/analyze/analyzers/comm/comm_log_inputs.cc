@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "analyze/analyzers/comm/comm_log_common.h"
 #include "analyze/query_values.h"
 #include "analyze/summary_text.h"
 
@@ -100,12 +101,18 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
   index.Query(
       "SELECT file_id, line_no, ts_us, host, rank, local_rank, kind, op, detail, value, "
       "timeout_ms FROM dist_events WHERE kind IN ('nccl_warn', 'collective_error', "
-      "'rendezvous_error', 'gpu_test', 'crash', 'cuda_error', 'launcher_failure') "
+      "'rendezvous_error', 'gpu_test', 'crash', 'cuda_error', 'launcher_failure', "
+      "'store_timeout') "
       "ORDER BY file_id, line_no",
       [&](const QueryRow& r) {
         if (facts.events.size() >= kMaxEventRows) return false;
         const auto& v = r.values;
-        const std::optional<EventKind> kind = KindOf(TextOf(v[6]));
+        std::optional<EventKind> kind = KindOf(TextOf(v[6]));
+        // Of the store timeouts, only a set-up wait that says how many
+        // processes joined is a rendezvous failure (the others are a hang's).
+        const bool not_all_joined = TextOf(v[6]) == "store_timeout" &&
+                                    TextOf(v[8]).find(" joined") != std::string::npos;
+        if (not_all_joined) kind = EventKind::kRendezvous;
         if (!kind) return true;
         CommEvent e;
         e.file_id = IntOf(v[0]).value_or(0);
@@ -119,7 +126,7 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
         }
         e.local_rank = IntOf(v[5]);
         e.kind = *kind;
-        e.op = TextOf(v[7]);
+        e.op = not_all_joined ? kRdzvNotAllJoined : TextOf(v[7]);
         e.detail = TextOf(v[8]);
         e.value = RealOf(v[9]);
         e.timeout_ms = IntOf(v[10]);

@@ -33,6 +33,9 @@ std::string FormWords(const std::string& op) {
   if (op == dist::kRdzvNameResolution)
     return "the master's name did not resolve (DNS: a typo in MASTER_ADDR or --rdzv_endpoint, "
            "a service or pod name not yet registered, or a resolver the hosts cannot reach)";
+  if (op == kRdzvNotAllJoined)
+    return "the store waited at set-up and not every process joined: a node that never started, "
+           "failed before joining, or was launched with another master address or world size";
   if (op == dist::kRdzvConnectFailed)
     return "the client could not connect to the master's address (no route to the host, or a "
            "name that does not resolve)";
@@ -115,7 +118,7 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
       form = op;
     }
   }
-  for (const char* cause : {dist::kRdzvNameResolution, dist::kRdzvAddressInUse}) {
+  for (const char* cause : {kRdzvNotAllJoined, dist::kRdzvNameResolution, dist::kRdzvAddressInUse}) {
     if (forms.contains(cause)) form = cause;
   }
   std::vector<const CommEvent*> of_form;
@@ -125,8 +128,13 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
   std::set<std::string> endpoints;
   std::vector<std::string> hosts;
   std::vector<int64_t> ranks;
+  std::string joined;  // "3/4 clients joined" of a not_all_joined row
   for (const CommEvent* e : of_form) {
-    if (!e->detail.empty()) endpoints.insert(e->detail);
+    if (e->op == kRdzvNotAllJoined) {
+      if (joined.empty()) joined = e->detail;
+    } else if (!e->detail.empty()) {
+      endpoints.insert(e->detail);
+    }
     if (std::find(hosts.begin(), hosts.end(), e->host) == hosts.end()) hosts.push_back(e->host);
     if (e->rank) ranks.push_back(*e->rank);
   }
@@ -152,8 +160,20 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
     }
     master_at_fault = clients.empty() ? !hosts.empty() : reporting == clients.size();
   }
+  // The hosts of the bundle whose logs report nothing of the rendezvous:
+  // for a wait that not everyone joined, those that did not come.
+  std::vector<std::string> silent;
+  for (const std::string& h : facts.log_hosts) {
+    if (std::none_of(rows.begin(), rows.end(),
+                     [&](const CommEvent* e) { return SameHost(e->host, h); }))
+      silent.push_back(h);
+  }
   if (master_at_fault) {
     AddCulprit(f, master);
+  } else if (form == kRdzvNotAllJoined) {
+    if (silent.size() * 2 < facts.log_hosts.size()) {
+      for (const std::string& h : silent) AddCulprit(f, h);
+    }
   } else if (form == dist::kRdzvAddressInUse) {
     for (const CommEvent* e : of_form) AddCulprit(f, e->host, e->rank);
   } else {
@@ -173,7 +193,18 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
   std::string s = who.empty() ? HostList(hosts) : who + HostList(hosts);
   s += " failed at the rendezvous";
   if (!endpoint.empty()) s += " with the store at " + endpoint;
-  s += ": " + FormWords(form) + " (" + Count(of_form.size(), "report", "reports") + ").";
+  s += ": " + FormWords(form) + " (" + (joined.empty() ? "" : joined + "; ") +
+       Count(of_form.size(), "report", "reports") + ").";
+  if (form == kRdzvNotAllJoined) {
+    if (!silent.empty() && silent.size() * 2 < facts.log_hosts.size())
+      s += " " + HostList(silent) + (silent.size() == 1 ? " reports" : " report") +
+           " no rendezvous at all: " +
+           (silent.size() == 1 ? "it is the one that did not join."
+                               : "they are the ones that did not join.");
+    else if (silent.empty())
+      s += " Every host of the bundle reports the wait: the processes that did not join left no "
+           "log in it.";
+  }
   if (master_at_fault)
     s += " Every other host failed to reach the same endpoint, so the fault is at the master " +
          master + " (its agent not started, exited, or listening elsewhere), not at the clients.";
