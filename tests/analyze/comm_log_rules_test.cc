@@ -144,8 +144,7 @@ TEST_F(CommLogRulesTest, AFlushedIbCompletionIsNotTheFirstError) {
   Proc(1, 10, "dgx-07", 100, 3, 16);
   Proc(2, 10, "dgx-12", 200, 6, 16);
   Event(EventKind::kNcclWarn, 1, 500, "dgx-07", dist::kNcclClassRemote,
-        "NET/IB : Got completion with error 5, opcode 0, len 32768, vendor err 249", 3,
-        31'506'000);
+        "NET/IB : Got completion with error 5, opcode 0, len 32768, vendor err 249", 3, 31'506'000);
   Event(EventKind::kNcclWarn, 2, 700, "dgx-12", dist::kNcclClassRemote,
         "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129", 6, 31'510'000);
   auto f = BuildNcclError(facts_);
@@ -153,8 +152,9 @@ TEST_F(CommLogRulesTest, AFlushedIbCompletionIsNotTheFirstError) {
   EXPECT_EQ(Culprits(*f).begin()->first, "dgx-12") << f->summary;
   EXPECT_TRUE(Cited(*f).count({"f2", 700}));
   // The newer form, "with status=5", and the verbs name alike.
-  facts_.events[0].detail = "NET/IB : Got completion from peer 10.0.0.12<51233> with status=5 "
-                            "opcode=0 len=0 vendor err 249 (Recv)";
+  facts_.events[0].detail =
+      "NET/IB : Got completion from peer 10.0.0.12<51233> with status=5 "
+      "opcode=0 len=0 vendor err 249 (Recv)";
   f = BuildNcclError(facts_);
   ASSERT_TRUE(f);
   EXPECT_EQ(Culprits(*f).begin()->first, "dgx-12") << f->summary;

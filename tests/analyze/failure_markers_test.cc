@@ -49,8 +49,9 @@ TEST(FailureMarkers, CudaFaultsCaughtByTheWatchdogAreCauses) {
        }) {
     EXPECT_FALSE(NamesConsequence(text)) << text;
   }
-  EXPECT_TRUE(NamesConsequence("Process group watchdog thread terminated with exception: [Rank "
-                               "1] Watchdog caught collective operation timeout"));
+  EXPECT_TRUE(
+      NamesConsequence("Process group watchdog thread terminated with exception: [Rank "
+                       "1] Watchdog caught collective operation timeout"));
 }
 
 }  // namespace

@@ -300,16 +300,18 @@ TEST_F(RuntimeRulesTest, XlaDeviceOomAtRunAndCompileTime) {
   EXPECT_EQ(f->severity, Severity::kError);
   ASSERT_EQ(f->culprits.size(), 2u);
   EXPECT_EQ(f->culprits[0].host, "tpu-w-0");
-  EXPECT_TRUE(Says(*f, "in 2 processes: host tpu-w-0 could not fit the compiled program (17.43G "
-                       "of 15.48G hbm used, 1.95G over); host jax-gpu-1 tried to allocate "
-                       "123.45 MiB."))
+  EXPECT_TRUE(Says(*f,
+                   "in 2 processes: host tpu-w-0 could not fit the compiled program (17.43G "
+                   "of 15.48G hbm used, 1.95G over); host jax-gpu-1 tried to allocate "
+                   "123.45 MiB."))
       << f->summary;
   // Hosts that say the same are named together.
   Row(RowKind::kCrash, 5, 123, std::nullopt, "tpu-w-1", facts_.rows[1].detail, kT0 + kSec);
   const auto g = BuildDeviceOom(facts_);
   ASSERT_TRUE(g.has_value());
-  EXPECT_TRUE(Says(*g, "in 3 processes: host tpu-w-0 and host tpu-w-1 could not fit the compiled "
-                       "program (17.43G of 15.48G hbm used, 1.95G over); host jax-gpu-1"))
+  EXPECT_TRUE(Says(*g,
+                   "in 3 processes: host tpu-w-0 and host tpu-w-1 could not fit the compiled "
+                   "program (17.43G of 15.48G hbm used, 1.95G over); host jax-gpu-1"))
       << g->summary;
   facts_.rows.pop_back();
   EXPECT_TRUE(Says(*f, "fails the same way on every run"));

@@ -173,11 +173,13 @@ TEST(MetricForms, KeyValueText) {
 
   // Lightning 2 names a metric logged on_step and on_epoch "<name>_step";
   // its "<name>_epoch" mean is not a point of the step curve.
-  r = ReadLine("Epoch 4:  45%|####5     | 450/1000 [07:30<09:10,  1.02it/s, v_num=3, "
-               "train_loss_step=nan, train_loss_epoch=2.310]");
+  r = ReadLine(
+      "Epoch 4:  45%|####5     | 450/1000 [07:30<09:10,  1.02it/s, v_num=3, "
+      "train_loss_step=nan, train_loss_epoch=2.310]");
   EXPECT_EQ(r.Text(kLoss), "nan");
-  r = ReadLine("Epoch 4: 100%|##########| 1000/1000 [16:40<00:00,  1.00it/s, v_num=3, "
-               "loss_step=2.291]");
+  r = ReadLine(
+      "Epoch 4: 100%|##########| 1000/1000 [16:40<00:00,  1.00it/s, v_num=3, "
+      "loss_step=2.291]");
   EXPECT_EQ(r.Text(kLoss), "2.291");
   EXPECT_EQ(ReadLine("Epoch 4: 100%|##########| 1000/1000 [16:40<00:00, v_num=3, "
                      "train_loss_epoch=2.310]")

@@ -70,16 +70,17 @@
 //   kAnchorRendezvous "efu" (Connection refused), "dez" (rendezvous,
 //                    RendezvousTimeoutError...), "eer" (gloo's and c10d's
 //                    "Connection closed by peer", "Connection reset by
-//                    peer"), "ai e" (c10d's "gai error", a master name that
-//                    does not resolve; not "gai": "again"); the family also reads kAnchorTimeout ("The
-//                    client socket has timed out"), kAnchorFail ("failed to
-//                    connect", "server socket has failed to listen";
-//                    "Address already in use" comes with "failed to bind")
-//                    and kAnchorNcclError (torch's "NCCL error in: ..." and
-//                    its "NCCL version X" suffix). Not "fus" (XLA's
-//                    "fusion") nor "cke" ("bucket", "docker"): frequent.
-//                    Torch's old bare "RuntimeError: Address already in
-//                    use" holds no anchor and is not read.
+//                    peer"), "ai e" (c10d's "gai error", a master name
+//                    that does not resolve; not "gai": "again"); the
+//                    family also reads kAnchorTimeout ("The client socket
+//                    has timed out"), kAnchorFail ("failed to connect",
+//                    "server socket has failed to listen"; "Address
+//                    already in use" comes with "failed to bind") and
+//                    kAnchorNcclError (torch's "NCCL error in: ..." and its
+//                    "NCCL version X" suffix). Not "fus" (XLA's "fusion")
+//                    nor "cke" ("bucket", "docker"): frequent. Torch's old
+//                    bare "RuntimeError: Address already in use" holds no
+//                    anchor and is not read.
 //   kAnchorGpuTest   " ok" ("[host-0] is OK (global rank: 3/8)"), "rok" (is
 //                    broken), "pt=" (the test's "pt=2.3.1, cuda=12.1,
 //                    nccl=(2, 20, 5)" line).

@@ -110,8 +110,8 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
         std::optional<EventKind> kind = KindOf(TextOf(v[6]));
         // Of the store timeouts, only a set-up wait that says how many
         // processes joined is a rendezvous failure (the others are a hang's).
-        const bool not_all_joined = TextOf(v[6]) == "store_timeout" &&
-                                    TextOf(v[8]).find(" joined") != std::string::npos;
+        const bool not_all_joined =
+            TextOf(v[6]) == "store_timeout" && TextOf(v[8]).find(" joined") != std::string::npos;
         if (not_all_joined) kind = EventKind::kRendezvous;
         if (!kind) return true;
         CommEvent e;

@@ -39,8 +39,7 @@ bool IsFlushCompletion(std::string_view text) {
   if (ContainsNoCase(text, "IBV_WC_WR_FLUSH_ERR")) return true;
   if (text.find("completion") == std::string_view::npos) return false;
   for (std::string_view lead : {"with error ", "status="}) {
-    for (size_t at = text.find(lead); at != std::string_view::npos;
-         at = text.find(lead, at + 1)) {
+    for (size_t at = text.find(lead); at != std::string_view::npos; at = text.find(lead, at + 1)) {
       const size_t d = at + lead.size();
       if (d < text.size() && text[d] == '5' &&
           (d + 1 == text.size() || text[d + 1] < '0' || text[d + 1] > '9'))
@@ -186,8 +185,8 @@ std::optional<Finding> BuildNcclError(const CommLogFacts& facts) {
   std::map<int64_t, const Report*> first_of_file;
   for (const Report* r : kept) {
     auto [it, added] = first_of_file.emplace(r->e->file_id, r);
-    if (!added && std::tie(it->second->peer_gone, it->second->flush) >
-                      std::tie(r->peer_gone, r->flush))
+    if (!added &&
+        std::tie(it->second->peer_gone, it->second->flush) > std::tie(r->peer_gone, r->flush))
       it->second = r;
   }
   const Report* first = nullptr;

@@ -118,7 +118,8 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
       form = op;
     }
   }
-  for (const char* cause : {kRdzvNotAllJoined, dist::kRdzvNameResolution, dist::kRdzvAddressInUse}) {
+  for (const char* cause :
+       {kRdzvNotAllJoined, dist::kRdzvNameResolution, dist::kRdzvAddressInUse}) {
     if (forms.contains(cause)) form = cause;
   }
   std::vector<const CommEvent*> of_form;

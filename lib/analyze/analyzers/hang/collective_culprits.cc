@@ -401,9 +401,8 @@ std::optional<LogMismatch> FindFingerprintMismatch(const DistInputs& in) {
   m.seq = seq.value_or(0);
   m.has_seq = seq.has_value();
   for (auto& [key, side] : sides) m.sides.push_back(std::move(side));
-  std::stable_sort(m.sides.begin(), m.sides.end(), [](const Side& a, const Side& b) {
-    return a.ranks.size() > b.ranks.size();
-  });
+  std::stable_sort(m.sides.begin(), m.sides.end(),
+                   [](const Side& a, const Side& b) { return a.ranks.size() > b.ranks.size(); });
   const bool tie = m.sides[0].ranks.size() == m.sides[1].ranks.size();
   for (size_t i = tie ? 0 : 1; i < m.sides.size(); ++i)
     m.culprits.insert(m.culprits.end(), m.sides[i].ranks.begin(), m.sides[i].ranks.end());

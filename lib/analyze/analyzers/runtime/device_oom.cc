@@ -60,7 +60,8 @@ std::string NumbersText(std::string_view text) {
       bytes = bytes * 10 + (text[i++] - '0');
       ++digits;
     }
-    if (digits > 0 && text.substr(i).starts_with(" bytes")) return "tried to allocate " + SizeText(bytes);
+    if (digits > 0 && text.substr(i).starts_with(" bytes"))
+      return "tried to allocate " + SizeText(bytes);
     const std::string_view words = WordsAfter(text, key);
     if (!words.empty()) return "tried to allocate " + std::string(words);
   }
@@ -142,8 +143,12 @@ std::optional<Finding> BuildDeviceOom(const RuntimeFacts& facts) {
     }
     std::string names;
     for (size_t i = 0; i < who.size() && i < kMaxDetailed; ++i)
-      names += (i == 0 ? "" : i + 1 == std::min(who.size(), kMaxDetailed) ? " and " : ", ") + who[i];
-    if (who.size() > kMaxDetailed) names += " and " + std::to_string(who.size() - kMaxDetailed) + " more";
+      names += (i == 0                                        ? ""
+                : i + 1 == std::min(who.size(), kMaxDetailed) ? " and "
+                                                              : ", ") +
+               who[i];
+    if (who.size() > kMaxDetailed)
+      names += " and " + std::to_string(who.size() - kMaxDetailed) + " more";
     details += (details.empty() ? "" : "; ") + names + (n.empty() ? "" : " " + n);
   }
   std::string s = "XLA ran out of device memory in " + Count(cases.size(), "process", "processes") +
