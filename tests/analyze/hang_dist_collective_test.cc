@@ -229,24 +229,37 @@ TEST(CollectiveTimeout, ARankWhosePeerWentAwayIsNotSilent) {
   std::vector<Culprit> want;
   for (int64_t r = 12; r < 16; ++r) want.push_back(RankAt(r, "node-1"));
   EXPECT_EQ(fs[0].culprits, want) << fs[0].summary;
+  // A silent rank interrupted at the teardown (Ctrl-C, scancel) is still
+  // silent: its traceback says nothing of the collective.
+  job.b.Event(DistKind::kCrash, job.node1, 4012, 12, "node-1").detail = "KeyboardInterrupt";
+  const auto gs = job.b.Run();
+  ASSERT_EQ(Codes(gs), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(gs[0].culprits, want) << gs[0].summary;
 }
 
 TEST(CollectiveMismatch, FromTheDetailFingerprintCheck) {
   // TORCH_DISTRIBUTED_DEBUG=DETAIL: rank 3 broadcasts where the others
   // all-reduce; every rank raises at once, no watchdog timeout.
   Job job;
+  auto fp = [](const char* op, const char* shape) {
+    return std::string("CollectiveFingerPrint(SequenceNumber=1503, OpType=") + op +
+           ", TensorShape=" + shape + ", TensorDtypes=Float)";
+  };
   for (int64_t r = 0; r < kRanks; ++r) {
-    DistEvent& e = job.b.Event(DistKind::kCollectiveMismatch, job.FileOf(r), 3000 + r, r);
-    e.seq = 1503;
-    e.op = r == 3 ? "BROADCAST [1]" : "ALLREDUCE [1024, 4096]";
-    e.value = r == 3 ? 0 : 3;
-    e.detail = r == 3 ? "ALLREDUCE [1024, 4096]" : "BROADCAST [1]";
+    const int64_t other = r == 3 ? 0 : 3;
+    const auto mine = r == 3 ? fp("BROADCAST", "[1]") : fp("ALLREDUCE", "[1024, 4096]");
+    const auto theirs = r == 3 ? fp("ALLREDUCE", "[1024, 4096]") : fp("BROADCAST", "[1]");
+    // torchrun's "[defaultN]:" names no global rank: the message's ranks do.
+    job.b.Event(DistKind::kCrash, job.FileOf(r), 3000 + r).detail =
+        "RuntimeError: Detected mismatch between collectives on ranks. Rank " + std::to_string(r) +
+        " is running collective: " + mine + ", but Rank " + std::to_string(other) +
+        " is running collective: " + theirs + ".";
   }
   const auto fs = job.b.Run();
   ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_mismatch"});
   EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(3, "node-0")}));
-  EXPECT_NE(fs[0].summary.find("at SequenceNumber 1503: ranks 0-2, 4-15 ALLREDUCE [1024, 4096]; "
-                               "rank 3 BROADCAST [1]"),
+  EXPECT_NE(fs[0].summary.find("at SequenceNumber 1503: ranks 0-2, 4-15 ALLREDUCE [1024, 4096] "
+                               "Float; rank 3 BROADCAST [1] Float"),
             std::string::npos)
       << fs[0].summary;
   EXPECT_TRUE(Cites(fs[0], kLog0, 3003));

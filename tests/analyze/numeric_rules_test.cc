@@ -89,6 +89,8 @@ TEST(NumericRules, AGradNormFiniteAgainIsASkippedStep) {
   ASSERT_TRUE(c.last_finite);
   EXPECT_EQ(c.last_finite->value, 3.6);
   EXPECT_TRUE(AnalyzeCurve(g, kGradNorm, Points({kNan, kNan})).first_bad);
+  // A last point is enough (a coarse log may hold one point of the end).
+  EXPECT_TRUE(AnalyzeCurve(g, kGradNorm, Points({3.9, 3.7, 3.6, inf})).first_bad);
   // The loss itself is never excused.
   EXPECT_TRUE(AnalyzeCurve(g, kLoss, Points({2.0, kNan, 1.9})).first_bad);
 }

@@ -318,8 +318,23 @@ TEST_F(RuntimeRulesTest, XlaDeviceOomAtRunAndCompileTime) {
   EXPECT_TRUE(Cites(*f, 1, 52));
   EXPECT_TRUE(Cites(*f, 2, 123));
   EXPECT_FALSE(Cites(*f, 3, 9));
-  // A PyTorch CUDA OOM alone gives no device_oom.
+  // The allocators' other words.
+  EXPECT_TRUE(
+      IsXlaDeviceOom("XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request "
+                     "for 2.00GiB (2147483648B) on device ordinal 0"));
+  EXPECT_TRUE(
+      IsXlaDeviceOom("RESOURCE_EXHAUSTED: Attempting to reserve 4.00G at the bottom of "
+                     "memory. That was not possible. There are 2.10G free, 0B reserved, "
+                     "and 2.10G reservable."));
+  // A Pallas kernel out of VMEM is its block size's problem, not the
+  // model's memory.
+  EXPECT_FALSE(
+      IsXlaDeviceOom("RESOURCE_EXHAUSTED: Mosaic failed to compile TPU kernel: Ran out "
+                     "of memory in memory space vmem."));
+  // A PyTorch CUDA OOM alone gives no device_oom, even worded by XLA's
+  // status.
   facts_.rows.erase(facts_.rows.begin(), facts_.rows.begin() + 2);
+  facts_.rows.front().detail = "RESOURCE_EXHAUSTED: torch.OutOfMemoryError: CUDA out of memory.";
   EXPECT_FALSE(BuildDeviceOom(facts_).has_value());
 }
 

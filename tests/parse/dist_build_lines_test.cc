@@ -209,10 +209,11 @@ TEST(DistBuildLines, DriverTooOld) {
       "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
       "before calling NumCudaDevices() that might have already set an error? Error 803: system "
       "has unsupported display driver / cuda driver combination",
+      "cuda_check.cu:41: code=35(cudaErrorInsufficientDriver) \"cudaGetDeviceCount(&n)\"",
       "| NVIDIA-SMI 470.223.02   Driver Version: 470.223.02   CUDA Version: 11.4     |",
       "Please update your GPU driver if training is slow",
   });
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 5u);
   for (const auto& r : rows) EXPECT_EQ(r.op, kBuildDriverTooOld);
   EXPECT_EQ(rows[0].detail, "found=11.4");
   EXPECT_EQ(rows[0].rank, 3);

@@ -588,14 +588,19 @@ TEST(DistCommRendezvous, Torch22ListenFailureNamesPortAndErrno) {
 
 TEST(DistCommRendezvous, AMasterNameThatDoesNotResolve) {
   const Fed fed = Feed({
-      "[W socket.cpp:697] [c10d] The IPv4 network addresses of "
-      "(trainer-master.svc.cluster.local, 29400) cannot be retrieved (gai error: -2 - Name or "
-      "service not known).",
-      "[rank1]:[W1003 09:12:44.000000000 socket.cpp:755] [c10d] The IPv6 network addresses of "
-      "(trainer-master, 29500) cannot be retrieved (gai error: -3 - Temporary failure in name "
-      "resolution).",
       "torch.distributed.DistNetworkError: The client socket has failed to connect to any "
-      "network address of (trainer-master, 29500). Name or service not known",
+      "network address of (trainer-master.svc.cluster.local, 29400). The IPv4 network addresses "
+      "of (trainer-master.svc.cluster.local, 29400) cannot be retrieved (gai error: -2 - Name or "
+      "service not known).",
+      "[rank1]:[W1003 09:12:44.000000000 socket.cpp:755] [c10d] The client socket has failed to "
+      "connect to any network address of (trainer-master, 29500). Temporary failure in name "
+      "resolution",
+      // Only the IPv6 clause fails to resolve: the connect failed for another
+      // reason.
+      "[W socket.cpp:601] [c10d] The client socket has failed to connect to any network address "
+      "of (node-0, 29500). The IPv6 network addresses of (node-0, 29500) cannot be retrieved "
+      "(gai error: -2 - Name or service not known). The IPv4 network address (10.0.0.1, 29500) "
+      "refused the connection (errno: 111 - Connection refused).",
   });
   const auto r = OfKind(fed.events, kRendezvousError);
   ASSERT_EQ(r.size(), 3u);
@@ -604,8 +609,8 @@ TEST(DistCommRendezvous, AMasterNameThatDoesNotResolve) {
   EXPECT_FALSE(r[0].value.has_value());
   EXPECT_EQ(r[1].op, kRdzvNameResolution);
   EXPECT_EQ(r[1].rank, 1);
-  EXPECT_EQ(r[2].op, kRdzvNameResolution);
-  EXPECT_EQ(r[2].detail, "trainer-master:29500");
+  EXPECT_EQ(r[1].detail, "trainer-master:29500");
+  EXPECT_EQ(r[2].op, kRdzvRefused);
   // A resolver error outside torch.distributed is not a rendezvous's.
   EXPECT_TRUE(OfKind(Feed({"socket.gaierror: [Errno -3] Temporary failure in name resolution",
                            "huggingface_hub: Name or service not known, retrying"})
@@ -623,6 +628,9 @@ TEST(DistCommRendezvous, Lookalikes) {
       "[localhost]:29500 (errno: 97 - Address family not supported by protocol).",
       "[I socket.cpp:835] [c10d] The client socket has connected to [node-0]:29500 on "
       "[node-1]:41234.",
+      // c10d's IPv6 attempt on a host without IPv6 names: it goes on over IPv4.
+      "[W socket.cpp:601] [c10d] The IPv6 network addresses of (localhost, 51595) cannot be "
+      "retrieved (gai error: -2 - Name or service not known).",
       "wandb: Network error (ConnectionError), entering retry loop. [Errno 111] Connection "
       "refused",
       "    raise RendezvousTimeoutError()",

@@ -279,7 +279,10 @@ class BuildLinesFamily : public DistFamily {
     }
     if (Has(msg, "driver version is insufficient for CUDA runtime version") ||
         Has(msg, "unsupported display driver / cuda driver combination") ||
-        Has(msg, "forward compatibility was attempted on non supported HW")) {
+        Has(msg, "forward compatibility was attempted on non supported HW") ||
+        Has(msg, "cudaErrorInsufficientDriver") || Has(msg, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH") ||
+        Has(msg, "cudaErrorSystemDriverMismatch") ||
+        Has(msg, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE")) {
       Emit(line, kBuildDriverTooOld, {}, out);
       return false;
     }

@@ -15,10 +15,12 @@
 //   elastic: RendezvousTimeoutError, RendezvousClosedError,
 //     RendezvousConnectionError ("The connection to the C10d store has
 //     failed");
-//   a master name that does not resolve: "The IPv4 network addresses of
-//     (master, 29500) cannot be retrieved (gai error: -2 - Name or service
-//     not known)", "gaierror ... Temporary failure in name resolution" in a
-//     c10d or rendezvous message;
+//   a master name that does not resolve: "The client socket has failed to
+//     connect to any network address of (master, 29500). The IPv4 network
+//     addresses of (master, 29500) cannot be retrieved (gai error: -2 - Name
+//     or service not known)", a resolver error in another c10d or rendezvous
+//     message (not the IPv6 clause alone: c10d tries IPv6 too, and warns on
+//     healthy hosts);
 //   a store connection that broke: "Connection reset by peer" in a c10d /
 //     TCPStore / SocketImpl message, gloo's "Connection closed by peer
 //     [10.0.0.2]:12345", TCPStore's "Failed to recv, got 0 bytes.
@@ -90,6 +92,19 @@ void Fill(DistEventRow& row, const char* op, std::string_view scope) {
   std::string endpoint = Endpoint(scope);
   if (!endpoint.empty()) row.detail = std::move(endpoint);
   if (auto e = ErrnoOf(scope)) row.value = static_cast<double>(*e);
+}
+
+// A master name that did not resolve. c10d tries IPv6 as well and warns
+// "The IPv6 network addresses of (localhost, 51595) cannot be retrieved (gai
+// error: -2 ...)" on healthy hosts without IPv6 names: a resolver error that
+// only the IPv6 clause names is no failure.
+bool NameNotResolved(std::string_view msg) {
+  const bool resolver = Has(msg, "gai error") || Has(msg, "Name or service not known") ||
+                        Has(msg, "Temporary failure in name resolution") ||
+                        Has(msg, "nodename nor servname");
+  if (!resolver) return false;
+  if (Has(msg, "IPv6 network addresses") && !Has(msg, "IPv4 network addresses")) return false;
+  return Has(msg, "gai error") || C10dContext(msg);
 }
 
 }  // namespace
@@ -164,10 +179,7 @@ bool ReadRendezvous(std::string_view msg, DistEventRow& row) {
   }
   // A master name that does not resolve: the clients' connect failures
   // that follow are its consequence.
-  if (Has(msg, "gai error") ||
-      ((Has(msg, "Name or service not known") || Has(msg, "Temporary failure in name resolution") ||
-        Has(msg, "nodename nor servname")) &&
-       C10dContext(msg))) {
+  if (NameNotResolved(msg)) {
     Fill(row, kRdzvNameResolution, msg);
     row.value.reset();  // a resolver code (-2, -3), not an errno
     return true;

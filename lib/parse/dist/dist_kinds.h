@@ -58,11 +58,6 @@ inline constexpr const char* kProgramProgress = "program_progress";
 // "elapsed time per iteration", or "tqdm total=M": an
 // evaluation bar can be told apart from the training bar by its total).
 inline constexpr const char* kStepTime = "step_time";
-// TORCH_DISTRIBUTED_DEBUG=DETAIL's "Detected mismatch between collectives on
-// ranks" (torch_watchdog_mismatch.cc): rank = the rank speaking, seq = the
-// SequenceNumber, op = its fingerprint ("BROADCAST [1]"), value = the other
-// rank named, detail = that rank's fingerprint.
-inline constexpr const char* kCollectiveMismatch = "collective_mismatch";
 // A (host, rank) pair a line reveals (a rank prefix on a host-prefixed line,
 // NCCL "comm ... rank R nranks N" on a host:pid:tid line). value = nranks of
 // the communicator when NCCL names it; detail = kSplitDetail when the

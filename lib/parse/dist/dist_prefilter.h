@@ -12,8 +12,7 @@
 //   kAnchorWatchdog  "dog": "Watchdog caught ...", "watchdog got stuck for",
 //                    "detected no heartbeat of its watchdog".
 //   kAnchorEnqueued  "nqu": every progress form ("last enqueued ...").
-//   kAnchorFail      "fai": "Some NCCL operations have failed"; "smat":
-//                    "Detected mismatch between collectives on ranks".
+//   kAnchorFail      "fai": "Some NCCL operations have failed".
 //   kAnchorTimeout   "meo", "med": the store timeouts ("Timeout", "timed
 //                    out", "RendezvousTimeoutError"), "Heartbeat monitor
 //                    timed out".
@@ -70,10 +69,10 @@
 //   kAnchorRendezvous "efu" (Connection refused), "dez" (rendezvous,
 //                    RendezvousTimeoutError...), "eer" (gloo's and c10d's
 //                    "Connection closed by peer", "Connection reset by
-//                    peer"), "ai e" (c10d's "gai error", a master name
-//                    that does not resolve; not "gai": "again"); the
-//                    family also reads kAnchorTimeout ("The client socket
-//                    has timed out"), kAnchorFail ("failed to connect",
+//                    peer"); the family also reads kAnchorTimeout ("The
+//                    client socket has timed out"), kAnchorFail ("failed to
+//                    connect", c10d's "failed to connect to any network
+//                    address ... (gai error: ...)",
 //                    "server socket has failed to listen"; "Address
 //                    already in use" comes with "failed to bind") and
 //                    kAnchorNcclError (torch's "NCCL error in: ..." and its
@@ -142,7 +141,6 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorWatchdog, "dog"},
     {kAnchorEnqueued, "nqu"},
     {kAnchorFail, "fai"},
-    {kAnchorFail, "smat"},
     {kAnchorTimeout, "meo"},
     {kAnchorTimeout, "med"},
     {kAnchorNcclError, "cl e"},
@@ -185,7 +183,6 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorRendezvous, "efu"},
     {kAnchorRendezvous, "dez"},
     {kAnchorRendezvous, "eer"},
-    {kAnchorRendezvous, "ai e"},
     {kAnchorGpuTest, " ok"},
     {kAnchorGpuTest, "rok"},
     {kAnchorGpuTest, "pt="},

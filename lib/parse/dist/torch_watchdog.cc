@@ -157,8 +157,6 @@ class TorchWatchdogFamily : public DistFamily {
     if (anchors & kAnchorFail) {
       out.Restart(row_, line, kNcclFailed);
       if (torch::ReadNcclFailed(msg, row_)) out.Emit(row_);
-      out.Restart(row_, line, kCollectiveMismatch);
-      if (torch::ReadCollectiveMismatch(msg, row_)) out.Emit(row_);
     }
     if ((anchors & (kAnchorWatchdog | kAnchorTimeout)) && StuckGate(msg)) {
       out.Restart(row_, line, kWatchdogStuck);

@@ -52,12 +52,14 @@ bool ReadStoreTimeout(std::string_view msg, DistEventRow& row);
 // as ncclGetErrorString words it ("unhandled system error").
 bool ReadCollectiveError(std::string_view msg, DistEventRow& row);
 
-// kCollectiveMismatch (torch_watchdog_mismatch.cc): TORCH_DISTRIBUTED_DEBUG=
-// DETAIL's "Detected mismatch between collectives on ranks. Rank R is running
-// collective: CollectiveFingerPrint(SequenceNumber=S, OpType=OP, ...), but
-// Rank Q is running collective: CollectiveFingerPrint(...)". rank = R (the
-// line's own when its wrapper names it), seq = S, op = R's "OP [shape]",
-// value = Q, detail = Q's "OP [shape]".
+// TORCH_DISTRIBUTED_DEBUG=DETAIL's check (torch_watchdog_mismatch.cc): "Detected
+// mismatch between collectives on ranks. Rank R is running collective:
+// CollectiveFingerPrint(SequenceNumber=S, OpType=OP, ...), but Rank Q is
+// running collective: CollectiveFingerPrint(...)". Ingest emits no row of
+// it: the hang analyzer reads it from the crash rows' exception text (the
+// message is raised on every rank). rank = R, seq = S, op = R's fingerprint
+// "OP [shape] dtypes", value = Q, detail = Q's fingerprint; R and Q are the
+// ranks of the group the check wraps (the global ranks for the default one).
 bool ReadCollectiveMismatch(std::string_view msg, DistEventRow& row);
 
 // kCudaError: what a line says of a CUDA error.

@@ -1,4 +1,4 @@
-// kCollectiveMismatch: TORCH_DISTRIBUTED_DEBUG=DETAIL's check that every rank
+// TORCH_DISTRIBUTED_DEBUG=DETAIL's check that every rank
 // issues the same collective (ProcessGroupWrapper). A rank whose fingerprint
 // differs from another's raises, on every rank that sees it:
 //   "Detected mismatch between collectives on ranks. Rank 3 is running
@@ -7,7 +7,8 @@
 //   running collective: CollectiveFingerPrint(SequenceNumber=1503,
 //   OpType=ALLREDUCE, ...).Collectives differ in the following aspects: ..."
 // (older releases print "OpType=BROADCAST" without the other fields, or
-// "TensorShape(s)"). The rank speaking is the first one named.
+// "TensorShape(s)"). The rank speaking is the first one named. The hang
+// analyzer runs this on the exception text of crash rows.
 #include <cctype>
 #include <string>
 
@@ -52,6 +53,15 @@ std::string FingerprintText(std::string_view s, size_t at, std::optional<int64_t
       text += " " + std::string(fp.substr(open, close - open + 1));
     break;
   }
+  // A mismatch of dtypes alone (Float against Half) is one too.
+  if (const size_t dt = fp.find("TensorDtypes="); dt != npos) {
+    size_t end = dt + 13;
+    while (end < fp.size() && end - dt < 13 + kMaxShape &&
+           (std::isalnum(static_cast<unsigned char>(fp[end])) || fp[end] == '[' || fp[end] == ']' ||
+            fp[end] == '_' || (fp[end] == ',' && end + 1 < fp.size() && fp[end + 1] != ' ')))
+      ++end;
+    if (end > dt + 13) text += " " + std::string(fp.substr(dt + 13, end - dt - 13));
+  }
   return text;
 }
 
@@ -75,9 +85,9 @@ bool ReadCollectiveMismatch(std::string_view msg, DistEventRow& row) {
   std::optional<int64_t> other_seq;
   std::string theirs = FingerprintText(msg, other_fp, &other_seq);
   if (!other || theirs.empty()) return false;
-  // The line's own rank (its wrapper) when it has one; the message's rank
-  // is the rank in the wrapped group, the default group's being global.
-  if (!row.rank) row.rank = *self;
+  // Both ranks as the message numbers them (the wrapped group's), so that
+  // they compare; a line's wrapper rank would be a global one.
+  row.rank = *self;
   row.op = std::move(mine);
   if (seq) row.seq = *seq;
   row.value = static_cast<double>(*other);

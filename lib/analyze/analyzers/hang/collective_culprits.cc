@@ -10,6 +10,7 @@
 #include "analyze/analyzers/hang/collective_rules.h"
 #include "analyze/analyzers/hang/flight_rules.h"
 #include "analyze/failure_markers.h"
+#include "parse/dist/torch_watchdog_kinds.h"
 
 namespace casefile::hang {
 
@@ -364,28 +365,43 @@ std::optional<LogMismatch> FindLogMismatch(const View& v) {
 }
 
 std::optional<LogMismatch> FindFingerprintMismatch(const DistInputs& in) {
-  std::vector<const DistEvent*> lines;
+  // The check's message is raised on every rank: read it from the crash
+  // rows' exception text.
+  struct Said {
+    const DistEvent* line;
+    DistEventRow fp;
+  };
+  std::vector<Said> said;
   std::optional<int64_t> seq;
   for (const DistEvent& e : in.events) {
-    if (e.kind != DistKind::kCollectiveMismatch || !e.rank || !e.op) continue;
-    if (!seq || (e.seq && *e.seq < *seq)) seq = e.seq;
-    lines.push_back(&e);
+    if (e.kind != DistKind::kCrash || !e.detail) continue;
+    if (e.detail->find("Detected mismatch between collectives") == std::string::npos) continue;
+    DistEventRow fp;
+    if (!dist::torch::ReadCollectiveMismatch(*e.detail, fp) || !fp.rank || !fp.op) continue;
+    if (!seq || (fp.seq && *fp.seq < *seq)) seq = fp.seq;
+    said.push_back({&e, std::move(fp)});
   }
-  if (lines.empty()) return std::nullopt;
-  std::sort(lines.begin(), lines.end(), Before);
+  if (said.empty()) return std::nullopt;
+  std::sort(said.begin(), said.end(),
+            [](const Said& a, const Said& b) { return Before(a.line, b.line); });
   // Each rank's fingerprint: its own words first (the line it spoke), else
   // what another rank's message says it ran.
   std::map<int64_t, std::string> of_rank;
   std::map<int64_t, const DistEvent*> line_of;
-  for (const DistEvent* e : lines) {
-    if (e->seq != seq) continue;
-    of_rank[*e->rank] = *e->op;
-    line_of.emplace(*e->rank, e);
+  for (const Said& x : said) {
+    if (x.fp.seq != seq) continue;
+    of_rank.emplace(*x.fp.rank, *x.fp.op);
+    line_of.emplace(*x.fp.rank, x.line);
   }
-  for (const DistEvent* e : lines) {
-    if (e->seq != seq || !e->value || !e->detail) continue;
-    const auto other = static_cast<int64_t>(*e->value);
-    if (of_rank.emplace(other, *e->detail).second) line_of.emplace(other, e);
+  // The host of a rank is that of its own line, never of another rank's.
+  std::map<int64_t, std::string> hosts;
+  for (const auto& [rank, e] : line_of) {
+    if (!e->host.empty()) hosts.emplace(rank, e->host);
+  }
+  for (const Said& x : said) {
+    if (x.fp.seq != seq || !x.fp.value || !x.fp.detail) continue;
+    const auto other = static_cast<int64_t>(*x.fp.value);
+    if (of_rank.emplace(other, *x.fp.detail).second) line_of.emplace(other, x.line);
   }
   std::map<std::string, Side> sides;
   for (const auto& [rank, text] : of_rank) {
@@ -400,6 +416,7 @@ std::optional<LogMismatch> FindFingerprintMismatch(const DistInputs& in) {
   LogMismatch m;
   m.seq = seq.value_or(0);
   m.has_seq = seq.has_value();
+  m.hosts = std::move(hosts);
   for (auto& [key, side] : sides) m.sides.push_back(std::move(side));
   std::stable_sort(m.sides.begin(), m.sides.end(),
                    [](const Side& a, const Side& b) { return a.ranks.size() > b.ranks.size(); });

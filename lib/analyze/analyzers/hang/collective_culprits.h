@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -76,12 +77,16 @@ struct LogMismatch {
   bool has_seq = true;
   std::vector<Side> sides;  // most ranks first
   std::vector<int64_t> culprits;
+  // The host of each rank that spoke (the fingerprint check, whose ranks are
+  // the message's and not the lines'); empty for the timeouts' form.
+  std::map<int64_t, std::string> hosts;
 };
 std::optional<LogMismatch> FindLogMismatch(const View& v);
-// R2 from TORCH_DISTRIBUTED_DEBUG=DETAIL's fingerprint check: each message
-// gives the fingerprint of the rank speaking and of one other rank; every
-// rank's first fingerprint (at the first SequenceNumber the messages name)
-// makes the sides. `group` is null (the check names no group).
+// R2 from TORCH_DISTRIBUTED_DEBUG=DETAIL's fingerprint check, read from the
+// crash rows' exception text: each message gives the fingerprint of the rank
+// speaking and of one other rank; every rank's fingerprint at the lowest
+// SequenceNumber the messages name (its own words first) makes the sides.
+// `group` is null (the check names no group).
 std::optional<LogMismatch> FindFingerprintMismatch(const DistInputs& in);
 
 }  // namespace casefile::hang::collective

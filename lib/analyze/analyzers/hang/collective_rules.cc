@@ -301,9 +301,13 @@ Finding MismatchFinding(const DistContext& ctx, const View& v, const std::option
       }
       if (!any) break;
     }
-    std::unordered_map<int64_t, std::string> host_of;
-    for (const Side& side : lm->sides) {
-      for (const DistEvent* e : side.lines) host_of.emplace(*e->rank, e->host);
+    std::unordered_map<int64_t, std::string> host_of(lm->hosts.begin(), lm->hosts.end());
+    if (lm->group) {
+      for (const Side& side : lm->sides) {
+        for (const DistEvent* e : side.lines) {
+          if (e->rank) host_of.emplace(*e->rank, e->host);
+        }
+      }
     }
     for (int64_t r : lm->culprits) name(RankCulprit(ctx.ranks, r, host_of[r]));
     if (lm->group) {

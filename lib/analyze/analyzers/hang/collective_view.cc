@@ -20,6 +20,21 @@ std::string GroupKey(const std::string& pg) {
   return id.empty() ? pg : std::string(id);
 }
 
+namespace {
+
+// A crash whose text says the collective failed because another rank went
+// away.
+bool NamesPeerGone(const DistEvent& e) {
+  if (!e.detail) return false;
+  for (std::string_view m : {"remote process exited", "communicator was aborted",
+                             "Some NCCL operations", "NCCL error"}) {
+    if (e.detail->find(m) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 View BuildView(const DistInputs& in) {
   View v;
   std::vector<const DistEvent*> progress;
@@ -31,10 +46,11 @@ View BuildView(const DistInputs& in) {
     } else if (e.kind == DistKind::kNcclFailed && e.rank) {
       v.spoke.insert(*e.rank);
     } else if (e.rank && (e.kind == DistKind::kCollectiveError ||
-                          (e.kind == DistKind::kCrash && IsHangConsequence(e)))) {
+                          (e.kind == DistKind::kCrash && NamesPeerGone(e)))) {
       // A rank whose collective failed because a peer went away ("remote
       // process exited", an aborted communicator) was inside the
-      // collective: it is no silent rank.
+      // collective: it is no silent rank. (A KeyboardInterrupt or SIGTERM
+      // traceback at the job's teardown says nothing of where it was.)
       v.spoke.insert(*e.rank);
     }
   }

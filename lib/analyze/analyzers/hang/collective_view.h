@@ -35,7 +35,7 @@ struct View {
   std::vector<const DistEvent*> timeouts;             // every watchdog_timeout, file order
   std::map<int64_t, const DistEvent*> first_timeout;  // rank -> its first, any group
   // Ranks with a timeout, progress or "Some NCCL operations" line, an NCCL
-  // error of their collective, or a crash that names a consequence.
+  // error of their collective, or a crash that says a peer went away.
   std::set<int64_t> spoke;
   std::map<std::string, Group> groups;
   const Group* primary = nullptr;  // the group with the most waiting ranks

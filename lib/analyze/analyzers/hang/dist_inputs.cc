@@ -33,7 +33,6 @@ DistKind DistKindOf(std::string_view kind) {
       {"program_progress", DistKind::kProgramProgress},
       {"step_time", DistKind::kStepTime},
       {"rank_host", DistKind::kRankHost},
-      {"collective_mismatch", DistKind::kCollectiveMismatch},
   };
   for (const auto& [name, k] : kKinds) {
     if (name == kind) return k;

@@ -30,7 +30,6 @@ enum class DistKind {
   kProgramProgress,
   kStepTime,
   kRankHost,
-  kCollectiveMismatch,
   kOther,
 };
 

@@ -127,13 +127,15 @@ CurveFacts AnalyzeCurve(const MetricGroup& g, const std::string& name,
   // A grad norm that is inf or nan and then finite again is a step the fp16
   // loss scaler skipped (HF logs the unscaled norm of the overflowing step,
   // "'grad_norm': inf", through the scaler's warm-up): only a non-finite
-  // norm that stays so to the end of the series is a divergence. A run
-  // whose weights went nan shows it in the loss as well.
-  size_t last_finite_at = points.size();
+  // norm that stays so to the end of the series is a divergence (a log
+  // every N steps, trainer_state.json's log_history, may hold one point of
+  // it). A run whose weights went nan shows it in the loss as well.
+  // Non-finite points before this index are skipped steps.
+  size_t skipped_before = 0;
   if (name == kGradNorm) {
     for (size_t j = points.size(); j-- > 0;) {
       if (points[j].finite()) {
-        last_finite_at = j;
+        skipped_before = j;
         break;
       }
     }
@@ -143,7 +145,7 @@ CurveFacts AnalyzeCurve(const MetricGroup& g, const std::string& name,
   size_t positives = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     const SeriesPoint& p = points[i];
-    if (!p.finite() && last_finite_at != points.size() && i < last_finite_at) continue;
+    if (!p.finite() && i < skipped_before) continue;
     if (!p.finite()) {
       f.first_bad = p;
       if (prev) {

@@ -3,6 +3,10 @@
 // PyTorch's CUDA allocator (runtime.cuda_oom):
 //   run time:     "RESOURCE_EXHAUSTED: Out of memory while trying to allocate
 //                 129449984 bytes." (also "... allocating N bytes")
+//                 "RESOURCE_EXHAUSTED: Failed to allocate request for 2.00GiB
+//                 (2147483648B) on device ordinal 0" (GPU), "Attempting to
+//                 reserve 4.00G at the bottom of memory. That was not
+//                 possible." (TPU)
 //   compile time: "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran
 //                 out of memory in memory space hbm. Used 17.43G of 15.48G
 //                 hbm. Exceeded hbm capacity by 1.95G."
@@ -50,7 +54,8 @@ std::string NumbersText(std::string_view text) {
     if (!used.empty()) s += ")";
     return s;
   }
-  for (std::string_view key : {"trying to allocate ", "allocating "}) {
+  for (std::string_view key : {"trying to allocate ", "allocating ", "allocate request for ",
+                               "Attempting to reserve ", "Attempting to allocate "}) {
     const size_t at = text.find(key);
     if (at == npos) continue;
     size_t i = at + key.size();
@@ -71,14 +76,26 @@ std::string NumbersText(std::string_view text) {
 }  // namespace
 
 bool IsXlaCompileOom(std::string_view text) {
-  return text.find("Ran out of memory in memory space") != npos;
+  // HBM only: a Pallas/Mosaic kernel out of VMEM or SMEM is a block size
+  // problem of that kernel, not the model's memory.
+  return text.find("Ran out of memory in memory space hbm") != npos;
 }
 
 bool IsXlaDeviceOom(std::string_view text) {
   if (IsXlaCompileOom(text)) return true;
+  // Another memory space (a kernel's VMEM or SMEM) is not the device's.
+  if (text.find("Ran out of memory in memory space") != npos) return false;
   const size_t re = text.find("RESOURCE_EXHAUSTED");
   if (re == npos) return false;
-  return text.find("Out of memory", re) != npos || text.find("out of memory", re) != npos;
+  // "Out of memory while trying to allocate N bytes", the GPU allocator's
+  // "Failed to allocate request for 2.00GiB (2147483648B) on device ordinal
+  // 0", the TPU runtime's "Attempting to reserve 4.00G at the bottom of
+  // memory. That was not possible."
+  for (std::string_view words :
+       {"Out of memory", "out of memory", "Failed to allocate request", "That was not possible"}) {
+    if (text.find(words, re) != npos) return true;
+  }
+  return false;
 }
 
 std::optional<Finding> BuildDeviceOom(const RuntimeFacts& facts) {

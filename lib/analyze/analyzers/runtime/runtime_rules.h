@@ -22,8 +22,9 @@ std::optional<Finding> BuildCudaOom(const RuntimeFacts& facts);
 // one per rank (per host and file without one).
 std::optional<Finding> BuildDeviceOom(const RuntimeFacts& facts);
 // XLA's words for a device out of memory: "RESOURCE_EXHAUSTED: Out of
-// memory while trying to allocate N bytes", and the compiler's "Ran out of
-// memory in memory space hbm" (IsXlaCompileOom).
+// memory while trying to allocate N bytes" (and the allocators' other
+// wordings, device_oom.cc), and the compiler's "Ran out of memory in memory
+// space hbm" (IsXlaCompileOom).
 bool IsXlaDeviceOom(std::string_view text);
 bool IsXlaCompileOom(std::string_view text);
 // runtime.cuda_error: sticky CUDA faults (illegal memory access and its
