@@ -588,6 +588,11 @@ TEST(DistCommRendezvous, Torch22ListenFailureNamesPortAndErrno) {
 
 TEST(DistCommRendezvous, AMasterNameThatDoesNotResolve) {
   const Fed fed = Feed({
+      // c10d's warning while it retries (its final error is the socket
+      // timeout, which names no cause).
+      "[W socket.cpp:697] [c10d] The IPv4 network addresses of "
+      "(trainer-master.svc.cluster.local, 29400) cannot be retrieved (gai error: -2 - Name or "
+      "service not known).",
       "torch.distributed.DistNetworkError: The client socket has failed to connect to any "
       "network address of (trainer-master.svc.cluster.local, 29400). The IPv4 network addresses "
       "of (trainer-master.svc.cluster.local, 29400) cannot be retrieved (gai error: -2 - Name or "
@@ -603,14 +608,16 @@ TEST(DistCommRendezvous, AMasterNameThatDoesNotResolve) {
       "refused the connection (errno: 111 - Connection refused).",
   });
   const auto r = OfKind(fed.events, kRendezvousError);
-  ASSERT_EQ(r.size(), 3u);
+  ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[0].op, kRdzvNameResolution);
   EXPECT_EQ(r[0].detail, "trainer-master.svc.cluster.local:29400");
   EXPECT_FALSE(r[0].value.has_value());
   EXPECT_EQ(r[1].op, kRdzvNameResolution);
-  EXPECT_EQ(r[1].rank, 1);
-  EXPECT_EQ(r[1].detail, "trainer-master:29500");
-  EXPECT_EQ(r[2].op, kRdzvRefused);
+  EXPECT_EQ(r[1].detail, "trainer-master.svc.cluster.local:29400");
+  EXPECT_EQ(r[2].op, kRdzvNameResolution);
+  EXPECT_EQ(r[2].rank, 1);
+  EXPECT_EQ(r[2].detail, "trainer-master:29500");
+  EXPECT_EQ(r[3].op, kRdzvRefused);
   // A resolver error outside torch.distributed is not a rendezvous's.
   EXPECT_TRUE(OfKind(Feed({"socket.gaierror: [Errno -3] Temporary failure in name resolution",
                            "huggingface_hub: Name or service not known, retrying"})
