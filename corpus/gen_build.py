@@ -615,6 +615,22 @@ def fail_all(job, t_exit, script):
     return first
 
 
+def bad_node_failed_others_cancelled(job, bad, t_exit, t_hang, script, minutes):
+    """One node's ranks failed at start-up (t_exit: when each exited): its torchrun reports
+    them; the other nodes' ranks wait (in NCCL's bootstrap) until the job is cancelled
+    `minutes` after the last of them started waiting. Returns the failed ranks' (rank, code,
+    time), first to exit first."""
+    rng = job.rng
+    nb = next(n for n in job.nodes if n.name == bad)
+    mine = sorted(((g, 1, t_exit[g]) for g in t_exit), key=lambda x: x[2])
+    torchrun_failed(job, nb, mine[-1][2] + rng.randint(100_000, 900_000), script, mine, [], mark="rc")
+    t_cancel = max(t_hang) + minutes * 60 * SEC + rng.randint(0, 60 * SEC)
+    for n in job.nodes:
+        if n is not nb:
+            agent_cancelled(job, n, t_cancel + rng.randint(0, 400_000))
+    return mine
+
+
 # --------------------------------------------------------------------------------------------
 # 1. torch built for CUDA 12.1, system toolkit 11.8: DeepSpeed refuses to JIT-build fused_adam
 
@@ -1444,13 +1460,7 @@ def scenario_build_version_skew(d):
                 tg += rng.randint(40, 2500)
                 job.say(g, tg, line)
             t_hang.append(tg)
-    nb = next(n for n in job.nodes if n.name == bad)
-    mine = sorted(((g, 1, t_exit[g]) for g in t_fail), key=lambda x: x[2])
-    torchrun_failed(job, nb, mine[-1][2] + rng.randint(100_000, 900_000), script, mine, [], mark="rc")
-    t_cancel = max(t_hang) + 27 * 60 * SEC + rng.randint(0, 60 * SEC)
-    for n in job.nodes:
-        if n is not nb:
-            agent_cancelled(job, n, t_cancel + rng.randint(0, 400_000))
+    mine = bad_node_failed_others_cancelled(job, bad, t_exit, t_hang, script, 27)
     marks = job.render(bundle, lambda n: f"nodes/{n.name}/train.log")
     vm = {h.name: write_versions(bundle, h, rng) for h in specs}
     ce3, ce1 = vm[bad]["collect_env"], vm["trn-node-1"]["collect_env"]
@@ -1550,13 +1560,7 @@ def scenario_build_driver_too_old(d):
                 tg += rng.randint(40, 2500)
                 job.say(g, tg, line)
             t_hang.append(tg)
-    nb = next(n for n in job.nodes if n.name == bad)
-    mine = sorted(((g, 1, t_exit[g]) for g in t_fail), key=lambda x: x[2])
-    torchrun_failed(job, nb, mine[-1][2] + rng.randint(100_000, 900_000), script, mine, [], mark="rc")
-    t_cancel = max(t_hang) + 28 * 60 * SEC + rng.randint(0, 60 * SEC)
-    for n in job.nodes:
-        if n is not nb:
-            agent_cancelled(job, n, t_cancel + rng.randint(0, 400_000))
+    mine = bad_node_failed_others_cancelled(job, bad, t_exit, t_hang, script, 28)
     marks = job.render(bundle, lambda n: f"nodes/{n.name}/train.log")
     vm = {h.name: write_versions(bundle, h, rng) for h in specs}
     hb, h1 = by_name[bad], specs[0]
