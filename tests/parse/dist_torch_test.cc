@@ -77,6 +77,19 @@ TEST(DistTorchMismatch, FingerprintsOfBothRanks) {
   DistEventRow none;
   EXPECT_FALSE(torch::ReadCollectiveMismatch(
       "Collectives differ in the following aspects: Op type: ALLREDUCEvs BROADCAST", none));
+  // A stored detail keeps 512 bytes: the other rank's fingerprint may be
+  // cut, even inside its op, and the speaker's still counts.
+  DistEventRow cut;
+  ASSERT_TRUE(torch::ReadCollectiveMismatch(
+      "Detected mismatch between collectives on ranks. Rank 5 is running collective: "
+      "CollectiveFingerPrint(SequenceNumber=9, OpType=ALLREDUCE, TensorShape=[4], "
+      "TensorDtypes=Float), but Rank 3 is running collective: "
+      "CollectiveFingerPrint(SequenceNumber=9, OpType=BROAD",
+      cut));
+  EXPECT_EQ(cut.rank, 5);
+  EXPECT_EQ(cut.op, "ALLREDUCE [4] Float");
+  EXPECT_FALSE(cut.value.has_value());
+  EXPECT_FALSE(cut.detail.has_value());
 }
 
 TEST(DistTorchWatchdog, OldestEraWithTensorShape) {

@@ -58,8 +58,9 @@ bool ReadCollectiveError(std::string_view msg, DistEventRow& row);
 // running collective: CollectiveFingerPrint(...)". Ingest emits no row of
 // it: the hang analyzer reads it from the crash rows' exception text (the
 // message is raised on every rank). rank = R, seq = S, op = R's fingerprint
-// "OP [shape] dtypes", value = Q, detail = Q's fingerprint; R and Q are the
-// ranks of the group the check wraps (the global ranks for the default one).
+// "OP [shape] dtypes", value = Q, detail = Q's fingerprint (both unset when
+// the text was cut before Q's op); R and Q are the ranks of the group the
+// check wraps (the global ranks for the default one).
 bool ReadCollectiveMismatch(std::string_view msg, DistEventRow& row);
 
 // kCudaError: what a line says of a CUDA error.

@@ -37,8 +37,10 @@ std::string FingerprintText(std::string_view s, size_t at, std::optional<int64_t
   if (op == npos) return "";
   size_t i = op + 7;
   while (i < fp.size() && (std::isupper(static_cast<unsigned char>(fp[i])) || fp[i] == '_')) ++i;
+  // An op that runs to the end of the text was cut (a stored detail keeps
+  // 512 bytes): "BROAD" is no op of its own.
+  if (i == op + 7 || i == fp.size()) return "";
   std::string text(fp.substr(op + 7, i - op - 7));
-  if (text.empty()) return "";
   for (std::string_view key : {"TensorShape=", "TensorShapes="}) {
     const size_t sh = fp.find(key);
     if (sh == npos) continue;
@@ -60,7 +62,8 @@ std::string FingerprintText(std::string_view s, size_t at, std::optional<int64_t
            (std::isalnum(static_cast<unsigned char>(fp[end])) || fp[end] == '[' || fp[end] == ']' ||
             fp[end] == '_' || (fp[end] == ',' && end + 1 < fp.size() && fp[end + 1] != ' ')))
       ++end;
-    if (end > dt + 13) text += " " + std::string(fp.substr(dt + 13, end - dt - 13));
+    if (end > dt + 13 && end < fp.size())
+      text += " " + std::string(fp.substr(dt + 13, end - dt - 13));
   }
   return text;
 }
@@ -77,19 +80,21 @@ bool ReadCollectiveMismatch(std::string_view msg, DistEventRow& row) {
   const std::optional<int64_t> self = IntAt(msg, i);
   std::optional<int64_t> seq;
   std::string mine = FingerprintText(msg, self_fp, &seq);
-  const size_t but = msg.find("but Rank ", self_fp);
-  const size_t other_fp = but == npos ? npos : msg.find(kFingerprint, but);
-  if (!self || mine.empty() || other_fp == npos) return false;
-  i = but + 9;
-  const std::optional<int64_t> other = IntAt(msg, i);
-  std::optional<int64_t> other_seq;
-  std::string theirs = FingerprintText(msg, other_fp, &other_seq);
-  if (!other || theirs.empty()) return false;
+  if (!self || mine.empty()) return false;
   // Both ranks as the message numbers them (the wrapped group's), so that
   // they compare; a line's wrapper rank would be a global one.
   row.rank = *self;
   row.op = std::move(mine);
   if (seq) row.seq = *seq;
+  // The other rank's fingerprint, when the text was not cut before its end.
+  const size_t but = msg.find("but Rank ", self_fp);
+  const size_t other_fp = but == npos ? npos : msg.find(kFingerprint, but);
+  if (other_fp == npos) return true;
+  i = but + 9;
+  const std::optional<int64_t> other = IntAt(msg, i);
+  std::optional<int64_t> other_seq;
+  std::string theirs = FingerprintText(msg, other_fp, &other_seq);
+  if (!other || theirs.empty()) return true;
   row.value = static_cast<double>(*other);
   row.detail = std::move(theirs);
   return true;
