@@ -17,6 +17,18 @@ from generate import (SEC, HLO_TEMPLATE, HostLog, TpuJob, evd, expected, glog, r
                       tpu_startup, tpu_training, tpu_wait, us_of, write, write_tpu_common)
 
 
+def write_tpu_bundle(job, bundle):
+    """The job's common files, its logs and a manifest (casefile.json) that gives each log its
+    host and JAX task; returns the logs' marks."""
+    write_tpu_common(job, bundle)
+    marks = gen.render_logs(job, bundle)
+    files = [{"path": gen.log_path(h), "kind": "log", "host": h["name"], "task": f"jax_worker/{h['task']}"}
+             for h in job.hosts]
+    write(bundle / "casefile.json",
+          json.dumps({"format_version": 1, "labels": {"job": job.name}, "files": files}, indent=2) + "\n")
+    return marks
+
+
 # --------------------------------------------------------------------------------------------
 # 6. JAX multi-host: task 5 is preempted, the coordination service reports it unhealthy
 
@@ -102,12 +114,7 @@ def scenario_hang_jax_task_lost(d):
             continue
         tp = job.ht(h, t_detect) + rng.randint(350_000, 1_600_000)
         fatal_abort(job, h, tp, status)
-    write_tpu_common(job, d / "bundle")
-    marks = gen.render_logs(job, d / "bundle")
-    files = [{"path": gen.log_path(h), "kind": "log", "host": h["name"], "task": f"jax_worker/{h['task']}"}
-             for h in job.hosts]
-    write(d / "bundle" / "casefile.json",
-          json.dumps({"format_version": 1, "labels": {"job": job.name}, "files": files}, indent=2) + "\n")
+    marks = write_tpu_bundle(job, d / "bundle")
     # The lost host's last line, as the file has it.
     lp = gen.log_path(lost)
     raw = (d / "bundle" / lp).read_bytes().split(b"\n")
@@ -447,12 +454,7 @@ def scenario_runtime_device_oom(d):
                          "GSPMDSharding({devices=[16,1]<=[16]}))."))
         t += rng.randint(38 * SEC, 52 * SEC)
         log.emit(t, tb, marks={15: "exc"})
-    write_tpu_common(job, d / "bundle")
-    marks = gen.render_logs(job, d / "bundle")
-    files = [{"path": gen.log_path(h), "kind": "log", "host": h["name"], "task": f"jax_worker/{h['task']}"}
-             for h in job.hosts]
-    write(d / "bundle" / "casefile.json",
-          json.dumps({"format_version": 1, "labels": {"job": job.name}, "files": files}, indent=2) + "\n")
+    marks = write_tpu_bundle(job, d / "bundle")
     exc = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm."
     # The traceback's lines carry no time: a failure takes the time of the stamped line before it,
     # the compile line.

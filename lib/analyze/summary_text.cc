@@ -25,6 +25,17 @@ std::string ClockText(int64_t ts_us) {
   return buf;
 }
 
+std::string NameList(const std::vector<std::string>& names, size_t max_named) {
+  std::string out;
+  const size_t named = std::min(names.size(), max_named);
+  for (size_t i = 0; i < named; ++i) {
+    if (i > 0) out += (i + 1 == names.size()) ? " and " : ", ";
+    out += names[i];
+  }
+  if (names.size() > named) out += " and " + std::to_string(names.size() - named) + " more";
+  return out;
+}
+
 std::string Count(size_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }

@@ -11,6 +11,8 @@ namespace casefile {
 
 // "0-7, 9, 12-15" (sorted, duplicates dropped).
 std::string RankRanges(std::vector<int64_t> ranks);
+// "a, b, c and d", at most `max_named` of them, then "and N more".
+std::string NameList(const std::vector<std::string>& names, size_t max_named);
 // "1 rank" / "16 ranks".
 std::string Count(size_t n, std::string_view one, std::string_view many);
 // "2024-05-01 12:00:01 UTC".

@@ -1,5 +1,7 @@
 #include "analyze/analyzers/build/build_common.h"
 
+#include "analyze/summary_text.h"
+
 namespace casefile::build {
 
 Finding NewFinding(std::string_view code, Severity severity, std::string title) {
@@ -22,14 +24,9 @@ void AddCulprit(Finding& f, const std::string& host, std::optional<int64_t> rank
 std::string HostName(const std::string& host) { return host.empty() ? "the host" : host; }
 
 std::string HostList(const std::vector<std::string>& hosts, size_t max_named) {
-  std::string out;
-  const size_t named = std::min(hosts.size(), max_named);
-  for (size_t i = 0; i < named; ++i) {
-    if (i > 0) out += (i + 1 == hosts.size()) ? " and " : ", ";
-    out += HostName(hosts[i]);
-  }
-  if (hosts.size() > named) out += " and " + std::to_string(hosts.size() - named) + " more";
-  return out;
+  std::vector<std::string> names;
+  for (const std::string& h : hosts) names.push_back(HostName(h));
+  return NameList(names, max_named);
 }
 
 const VersionFactRow* First(const HostVersions& host, std::string_view component) {

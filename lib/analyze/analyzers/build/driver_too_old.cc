@@ -36,18 +36,20 @@ std::optional<Finding> BuildDriverTooOld(const BuildFacts& facts) {
   auto add_host = [&](const std::string& host) {
     if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
   };
-  std::string pair;  // "driver CUDA 11.4, torch built for CUDA 12.1" of the first case
+  // "driver 470.223.02, CUDA 11.4 at most, against CUDA 12.1 for torch" of
+  // the first host whose versions show it.
+  std::string pair;
   // The message: the runtime refused the driver. Every process of a host
   // prints it (twice with torch: a warning, then the error): the host is
   // the culprit, its first message the evidence.
   size_t messages = 0;
-  std::map<std::string, std::string> found_of_host;  // "11.4" a message names
+  std::string found;  // "11.4": the driver's CUDA the first message names
   for (const BuildErrorRow& e : facts.errors) {
     if (e.op != dist::kBuildDriverTooOld) continue;
     ++messages;
-    if (e.detail.starts_with("found=")) found_of_host.emplace(e.host, e.detail.substr(6));
+    if (found.empty() && e.detail.starts_with("found=")) found = e.detail.substr(6);
     if (std::find(hosts.begin(), hosts.end(), e.host) != hosts.end()) continue;
-    add_host(e.host);
+    hosts.push_back(e.host);
     AddCulprit(f, e.host);
     if (hosts.size() <= kMaxCited) f.evidence.push_back(facts.line(e.file_id, e.line_no));
   }
@@ -75,8 +77,7 @@ std::optional<Finding> BuildDriverTooOld(const BuildFacts& facts) {
     }
   }
   if (f.evidence.empty()) return std::nullopt;
-  if (pair.empty() && !found_of_host.empty())
-    pair = "the driver supports CUDA " + found_of_host.begin()->second + " at most";
+  if (pair.empty() && !found.empty()) pair = "the driver supports CUDA " + found + " at most";
   std::sort(hosts.begin(), hosts.end());
   // A message is the runtime's own refusal; versions alone may be saved by
   // the CUDA forward-compatibility package (cuda-compat) on data-center GPUs.

@@ -37,14 +37,9 @@ void AddCulprit(Finding& f, const std::string& host, std::optional<int64_t> rank
 }
 
 std::string HostList(const std::vector<std::string>& hosts, size_t max_named) {
-  std::string out;
-  const size_t named = std::min(hosts.size(), max_named);
-  for (size_t i = 0; i < named; ++i) {
-    if (i > 0) out += (i + 1 == hosts.size()) ? " and " : ", ";
-    out += hosts[i].empty() ? "an unknown host" : hosts[i];
-  }
-  if (hosts.size() > named) out += " and " + std::to_string(hosts.size() - named) + " more";
-  return out;
+  std::vector<std::string> names;
+  for (const std::string& h : hosts) names.push_back(h.empty() ? "an unknown host" : h);
+  return NameList(names, max_named);
 }
 
 bool SameHost(std::string_view a, std::string_view b) {

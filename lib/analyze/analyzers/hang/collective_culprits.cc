@@ -306,6 +306,21 @@ OwnLog OwnLogs::Of(int64_t rank) const {
 
 // ---- the mismatch of the logs -----------------------------------------------
 
+namespace {
+
+// The sides into `m`, most ranks first; the culprits are the ranks of the
+// sides smaller than the largest, or every rank when the largest tie.
+void TakeSides(std::map<std::string, Side>& sides, LogMismatch& m) {
+  for (auto& [key, side] : sides) m.sides.push_back(std::move(side));
+  std::stable_sort(m.sides.begin(), m.sides.end(),
+                   [](const Side& a, const Side& b) { return a.ranks.size() > b.ranks.size(); });
+  const bool tie = m.sides[0].ranks.size() == m.sides[1].ranks.size();
+  for (size_t i = tie ? 0 : 1; i < m.sides.size(); ++i)
+    m.culprits.insert(m.culprits.end(), m.sides[i].ranks.begin(), m.sides[i].ranks.end());
+}
+
+}  // namespace
+
 std::optional<LogMismatch> FindLogMismatch(const View& v) {
   std::vector<const Group*> order;
   if (v.primary) order.push_back(v.primary);
@@ -351,13 +366,7 @@ std::optional<LogMismatch> FindLogMismatch(const View& v) {
       LogMismatch m;
       m.group = g;
       m.seq = seq;
-      for (auto& [key, side] : sides) m.sides.push_back(std::move(side));
-      std::stable_sort(m.sides.begin(), m.sides.end(), [](const Side& a, const Side& b) {
-        return a.ranks.size() > b.ranks.size();
-      });
-      const bool tie = m.sides[0].ranks.size() == m.sides[1].ranks.size();
-      for (size_t i = tie ? 0 : 1; i < m.sides.size(); ++i)
-        m.culprits.insert(m.culprits.end(), m.sides[i].ranks.begin(), m.sides[i].ranks.end());
+      TakeSides(sides, m);
       return m;
     }
   }
@@ -417,12 +426,7 @@ std::optional<LogMismatch> FindFingerprintMismatch(const DistInputs& in) {
   m.seq = seq.value_or(0);
   m.has_seq = seq.has_value();
   m.hosts = std::move(hosts);
-  for (auto& [key, side] : sides) m.sides.push_back(std::move(side));
-  std::stable_sort(m.sides.begin(), m.sides.end(),
-                   [](const Side& a, const Side& b) { return a.ranks.size() > b.ranks.size(); });
-  const bool tie = m.sides[0].ranks.size() == m.sides[1].ranks.size();
-  for (size_t i = tie ? 0 : 1; i < m.sides.size(); ++i)
-    m.culprits.insert(m.culprits.end(), m.sides[i].ranks.begin(), m.sides[i].ranks.end());
+  TakeSides(sides, m);
   return m;
 }
 

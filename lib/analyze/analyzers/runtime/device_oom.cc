@@ -18,6 +18,8 @@
 #include "analyze/analyzers/runtime/cuda_text.h"
 #include "analyze/analyzers/runtime/runtime_common.h"
 #include "analyze/analyzers/runtime/runtime_rules.h"
+#include "analyze/summary_text.h"
+#include "parse/line/scan.h"
 
 namespace casefile::runtime {
 namespace {
@@ -58,15 +60,11 @@ std::string NumbersText(std::string_view text) {
                                "Attempting to reserve ", "Attempting to allocate "}) {
     const size_t at = text.find(key);
     if (at == npos) continue;
-    size_t i = at + key.size();
-    double bytes = 0;
-    size_t digits = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 18) {
-      bytes = bytes * 10 + (text[i++] - '0');
-      ++digits;
-    }
-    if (digits > 0 && text.substr(i).starts_with(" bytes"))
-      return "tried to allocate " + SizeText(bytes);
+    const size_t i = at + key.size();
+    uint64_t bytes = 0;
+    const size_t digits = scan::ReadUint(text, i, 18, &bytes);
+    if (digits > 0 && text.substr(i + digits).starts_with(" bytes"))
+      return "tried to allocate " + SizeText(static_cast<double>(bytes));
     const std::string_view words = WordsAfter(text, key);
     if (!words.empty()) return "tried to allocate " + std::string(words);
   }
@@ -158,15 +156,8 @@ std::optional<Finding> BuildDeviceOom(const RuntimeFacts& facts) {
       details += "; and others";
       break;
     }
-    std::string names;
-    for (size_t i = 0; i < who.size() && i < kMaxDetailed; ++i)
-      names += (i == 0                                        ? ""
-                : i + 1 == std::min(who.size(), kMaxDetailed) ? " and "
-                                                              : ", ") +
-               who[i];
-    if (who.size() > kMaxDetailed)
-      names += " and " + std::to_string(who.size() - kMaxDetailed) + " more";
-    details += (details.empty() ? "" : "; ") + names + (n.empty() ? "" : " " + n);
+    details +=
+        (details.empty() ? "" : "; ") + NameList(who, kMaxDetailed) + (n.empty() ? "" : " " + n);
   }
   std::string s = "XLA ran out of device memory in " + Count(cases.size(), "process", "processes") +
                   ": " + details + ".";
