@@ -289,6 +289,121 @@ TEST(CollectiveTimeout, AllRanksWaitingAtTheSameSeqNamesNoOne) {
   EXPECT_EQ(fs[0].evidence.size(), kMaxWaitingCited);
 }
 
+// torch >= 2.3's heartbeat monitor: every rank's watchdog thread blocked in
+// a NCCL call (a network failure left the communicator hanging) and no
+// collective timed out. The hang is still a hang, told as such.
+TEST(CollectiveTimeout, StuckWatchdogsWithoutAnyTimeoutAreAHang) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    DistEvent& e = job.b.Event(DistKind::kWatchdogStuck, job.FileOf(r), 1500 + r, r);
+    e.elapsed_ms = 480'000;
+    e.detail = "stuck";
+    e.ts_us = 1'700'000'600'000'000;
+    // The monitor's abort: every rank's own consequence, not a cause.
+    job.b.Event(DistKind::kCrash, job.FileOf(r), 1600 + r, r).detail =
+        "terminate called after throwing an instance of 'c10::DistBackendError' what(): [PG 0 "
+        "Rank 3] ProcessGroupNCCL's watchdog got stuck for 480 seconds";
+  }
+  const auto fs = job.b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+  const Finding& f = fs[0];
+  EXPECT_TRUE(f.culprits.empty()) << f.summary;
+  EXPECT_NE(f.summary.find("The ProcessGroupNCCL watchdog of 16 ranks got stuck in a NCCL or CUDA "
+                           "call (480 s without progress)"),
+            std::string::npos)
+      << f.summary;
+  EXPECT_NE(f.title.find("watchdog got stuck"), std::string::npos);
+  EXPECT_NE(f.recommendation.find("py-spy dump --native"), std::string::npos);
+  EXPECT_EQ(f.evidence.size(), kMaxWaitingCited);
+  EXPECT_TRUE(Cites(f, kLog0, 1500));
+}
+
+// The culprit rules apply to stuck watchdogs as to timeouts: a rank that
+// died before the others' watchdogs got stuck is the cause, and a rank
+// that logged nothing at all never arrived.
+TEST(CollectiveTimeout, StuckWatchdogsNameTheRankThatFailedFirstOrIsSilent) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r == 13) continue;
+    DistEvent& e = job.b.Event(DistKind::kWatchdogStuck, job.FileOf(r), 1500 + r, r);
+    e.detail = "heartbeat";
+    e.ts_us = 1'700'000'600'000'000;
+  }
+  const auto silent = job.b.Run();
+  ASSERT_EQ(Codes(silent), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(silent[0].culprits, (std::vector<Culprit>{RankAt(13, "node-1")}));
+  EXPECT_NE(silent[0].summary.find("logged no stuck watchdog, no timeout and no progress"),
+            std::string::npos)
+      << silent[0].summary;
+
+  DistEvent& err = job.b.Event(DistKind::kCudaError, job.node1, 900, 13, "node-1");
+  err.detail = "an illegal memory access was encountered";
+  err.ts_us = 1'700'000'100'000'000;
+  // Logged after the hang was reported: not the cause.
+  DistEvent& late = job.b.Event(DistKind::kCrash, job.node0, 4000, 2, "node-0");
+  late.detail = "RuntimeError: something late";
+  late.ts_us = 1'700'000'700'000'000;
+  const auto fs = job.b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{RankAt(13, "node-1")}));
+  EXPECT_NE(fs[0].summary.find("rank 13 (host node-1) failed first: CUDA error: an illegal memory "
+                               "access was encountered; the stuck watchdogs of 15 ranks are the "
+                               "symptom (the ProcessGroupNCCL watchdog of 15 ranks got stuck"),
+            std::string::npos)
+      << fs[0].summary;
+  EXPECT_TRUE(Cites(fs[0], kLog1, 900));
+}
+
+// torchrun --max-restarts: the worker group hung at SeqNum 1201, was
+// restarted, and trained on past the hang. The hang is told, as a warning.
+TEST(CollectiveTimeout, AHangTheRunRecoveredFromIsAWarning) {
+  Job job;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (r != 5) job.Timeout(r, 1201);
+  }
+  // Rank 0 logs the steps of node-0, rank 8 those of node-1: steps up to
+  // 1100 before the timeouts (lines 1000+), then from the checkpoint at
+  // 1000 on to `last` after the restart.
+  auto run = [&](int64_t last) {
+    job.b.in.steps.clear();
+    for (int64_t r : {0, 8}) {
+      StepSeries series;
+      series.host = r < 8 ? "node-0" : "node-1";
+      series.rank = r;
+      for (int64_t step = 1000; step <= 1100; ++step)
+        series.points.push_back({step, 1.0, job.FileOf(r), step - 1000 + 100});
+      for (int64_t step = 1000; step <= last; ++step)
+        series.points.push_back({step, 1.0, job.FileOf(r), step - 1000 + 3000});
+      job.b.in.steps.push_back(std::move(series));
+    }
+    return job.b.Run();
+  };
+  const auto recovered = run(1500);
+  ASSERT_EQ(Codes(recovered), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(recovered[0].severity, Severity::kWarning);
+  EXPECT_EQ(recovered[0].culprits, (std::vector<Culprit>{RankAt(5, "node-0")}));
+  EXPECT_NE(recovered[0].summary.find("The run recovered: after the hang its logs go on to step "
+                                      "1500"),
+            std::string::npos)
+      << recovered[0].summary;
+  // Restarted, but it never got past where it hung: still the failure.
+  const auto again = run(1080);
+  ASSERT_EQ(Codes(again), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(again[0].severity, Severity::kError);
+  EXPECT_EQ(again[0].summary.find("recovered"), std::string::npos) << again[0].summary;
+  // Steps after the timeouts in one node's log only: the other did not go on.
+  job.b.in.steps.clear();
+  StepSeries one;
+  one.host = "node-0";
+  one.rank = 0;
+  one.points.push_back({1050, 1.0, job.node0, 100});
+  one.points.push_back({1300, 1.0, job.node0, 4000});
+  job.b.in.steps.push_back(one);
+  const auto half = job.b.Run();
+  ASSERT_EQ(Codes(half), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(half[0].severity, Severity::kError);
+}
+
 TEST(CollectiveTimeout, HalfTheRanksSilentIsNoEvidenceOfWhoIsMissing) {
   // Only node-0's log is in the bundle: ranks 8-15 are silent because
   // their log was not collected, not because they are stuck.

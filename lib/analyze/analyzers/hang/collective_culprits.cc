@@ -111,7 +111,7 @@ std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx) {
       rank = locals.GlobalOfLocal(e.host, LocalRankIn(e.detail));
     // An error line under torchrun's "[default<k>]:" names only its local rank.
     if (!rank && e.local_rank) rank = locals.GlobalOfLocal(e.host, *e.local_rank);
-    if (!rank || v.first_timeout.count(*rank)) continue;
+    if (!rank || v.first_timeout.count(*rank) || v.first_stuck.count(*rank)) continue;
     if (IsHangConsequence(e)) continue;
     // An error logged after the others had already timed out cannot be
     // what they were waiting for.

@@ -16,6 +16,16 @@ constexpr size_t kMaxNamedInSummary = 8;
 
 const char kTimeoutTitle[] = "PyTorch collective timeout (NCCL watchdog)";
 const char kMismatchTitle[] = "Ranks issued mismatched collectives";
+const char kStuckTitle[] = "PyTorch hang: the NCCL watchdog got stuck (heartbeat monitor)";
+
+const char kStuckAdvice[] =
+    "The ProcessGroupNCCL watchdog thread itself blocked inside a NCCL or CUDA call (torch's "
+    "heartbeat monitor, TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC, then took the process down), so the "
+    "job hung in the communication library or the GPU, not only at a collective. Look for what "
+    "blocked it: NCCL WARN lines (a network error leaves a communicator hanging: see the comm "
+    "findings), GPU faults in dmesg (Xid), a thread that holds the GIL inside a CUDA call. "
+    "A native stack dump of a stuck process (py-spy dump --native --pid <pid>) shows the call. "
+    "A larger TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC helps only when the watchdog was slow, not stuck. ";
 
 const char kFlightRecorderAdvice[] =
     "Rerun with the flight recorder on (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and "
@@ -99,7 +109,10 @@ const char kBehindAdvice[] =
     "loading, checkpoint writes and host health (dmesg, GPU Xid errors, memory). ";
 
 Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr) {
-  Finding f = NewFinding("hang.collective_timeout", kTimeoutTitle);
+  // With no timeout logged, the waiting ranks are those whose watchdog got
+  // stuck; the culprit rules are the same.
+  const bool stuck = StuckOnly(v);
+  Finding f = NewFinding("hang.collective_timeout", stuck ? kStuckTitle : kTimeoutTitle);
   RankNamer name(f);
   LineCitations ev(ctx.evidence);
   CiteWaiting(v, ev);
@@ -123,9 +136,13 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
     Culprit c = RankCulprit(
         ctx.ranks, first.rank,
         !first.errors.empty() ? first.errors.front()->host : first.launcher.front()->host);
-    std::string s = RankName(c) + " failed first: " + FailureText(first) + "; the collective " +
-                    (timed_out == 1 ? "timeout of 1 rank is"
-                                    : "timeouts of " + std::to_string(timed_out) + " ranks are") +
+    std::string s = RankName(c) + " failed first: " + FailureText(first) +
+                    (stuck ? (timed_out == 1 ? "; the stuck watchdog of 1 rank is"
+                                             : "; the stuck watchdogs of " +
+                                                   std::to_string(timed_out) + " ranks are")
+                           : (timed_out == 1 ? "; the collective timeout of 1 rank is"
+                                             : "; the collective timeouts of " +
+                                                   std::to_string(timed_out) + " ranks are")) +
                     " the symptom (" + wait + ").";
     if (failed.size() > 1) {
       std::vector<int64_t> others;
@@ -198,7 +215,8 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
     file_notes.push_back(
         (own.of_host ? "The log of " + who + " host, " : "R" + who.substr(1) + " log, ") +
         own.file->path + ", ends at " + ClockText(own.file->last_ts_us) + ", " + DurationText(gap) +
-        (gap >= 0 ? " before" : " after") + " the first timeout.");
+        (gap >= 0 ? " before" : " after") +
+        (stuck ? " the first stuck watchdog." : " the first timeout."));
   }
   std::vector<const FrMissing*> fr_missing;
   for (const FrMissing& m : fr.missing) {
@@ -216,7 +234,8 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
           (v.primary && v.primary->seq ? "SeqNum " + std::to_string(*v.primary->seq)
                                        : std::string("the collective")) +
           ": " + wait + ", and " + (silent.size() == 1 ? "it logged" : "they logged") +
-          " no timeout and no progress.";
+          (stuck ? " no stuck watchdog, no timeout and no progress."
+                 : " no timeout and no progress.");
       for (const std::string& note : file_notes) s += " " + note;
       // Nothing of theirs is in the bundle: silence may be death or a log
       // that was not collected, and the reader should know which to check.
@@ -235,7 +254,7 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
       s += " " + clause + ".";
     }
     f.summary = s;
-    f.recommendation = std::string(kBehindAdvice) +
+    f.recommendation = std::string(stuck ? kStuckAdvice : "") + kBehindAdvice +
                        "A rank that logs nothing at all may have died without a trace (OOM "
                        "killer, preemption: check the host's dmesg and the scheduler's events). " +
                        kFlightRecorderAdvice;
@@ -244,6 +263,17 @@ Finding TimeoutFinding(const DistContext& ctx, const View& v, const FrFacts& fr)
   }
 
   // (d) nothing singles a rank out.
+  if (stuck) {
+    std::string s = wait;
+    s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    f.summary = s +
+                ", and the heartbeat monitor took the processes down. Nothing in the hang's own "
+                "lines shows which rank is the cause: no rank failed first and no expected rank "
+                "is silent.";
+    f.recommendation = std::string(kStuckAdvice) + kFlightRecorderAdvice;
+    f.evidence = ev.Take();
+    return f;
+  }
   f.summary = wait +
               ". Nothing in the logs shows who is behind: no rank failed first, the ranks' "
               "progress lines agree, and no expected rank is silent.";
@@ -360,6 +390,53 @@ Finding MismatchFinding(const DistContext& ctx, const View& v, const std::option
   return f;
 }
 
+// An elastic launcher (torchrun --max-restarts) restarts the worker group
+// after a hang, and the run may then go on: a hang it recovered from is a
+// warning, not the run's failure. Recovered when every log that holds a
+// waiting line goes on with step lines past both its last waiting line and
+// the highest step it logged before its first one. Returns the sentence that
+// says so, or "" when the run did not visibly recover (no steps, or steps
+// only below the hang's).
+std::string RecoveryText(const View& v, const DistInputs& in) {
+  struct Span {
+    int64_t first = INT64_MAX, last = 0;
+  };
+  std::map<int64_t, Span> waits;  // file -> its first and last waiting line
+  auto add = [&](const DistEvent* e) {
+    Span& s = waits[e->file_id];
+    s.first = std::min(s.first, e->line_no);
+    s.last = std::max(s.last, e->line_no);
+  };
+  for (const DistEvent* e : v.timeouts) add(e);
+  for (const auto& [rank, e] : v.first_stuck) add(e);
+  for (const DistEvent* e : v.stuck_rankless) add(e);
+  if (waits.empty()) return "";
+  struct Steps {
+    std::optional<int64_t> before, after;  // highest step before the first wait, after the last
+  };
+  std::map<int64_t, Steps> steps;
+  for (const StepSeries& series : in.steps) {
+    for (const StepPoint& p : series.points) {
+      auto w = waits.find(p.file_id);
+      if (w == waits.end() || !p.step) continue;
+      Steps& st = steps[p.file_id];
+      if (p.line_no < w->second.first) st.before = std::max(st.before.value_or(*p.step), *p.step);
+      if (p.line_no > w->second.last) st.after = std::max(st.after.value_or(*p.step), *p.step);
+    }
+  }
+  int64_t reached = 0;
+  for (const auto& [file, span] : waits) {
+    auto it = steps.find(file);
+    if (it == steps.end() || !it->second.after ||
+        (it->second.before && *it->second.after <= *it->second.before))
+      return "";
+    reached = std::max(reached, *it->second.after);
+  }
+  return " The run recovered: after the hang its logs go on to step " + std::to_string(reached) +
+         ", past the steps logged before it (an elastic restart of the worker group), so this "
+         "is reported as a warning; the hang may come back.";
+}
+
 }  // namespace
 
 std::vector<Finding> CollectiveFindings(const DistContext& ctx) {
@@ -368,7 +445,14 @@ std::vector<Finding> CollectiveFindings(const DistContext& ctx) {
   std::optional<LogMismatch> lm = FindLogMismatch(v);
   if (!lm) lm = FindFingerprintMismatch(ctx.in);
   if (lm || fr.mismatch) return {MismatchFinding(ctx, v, lm, fr.mismatch)};
-  if (!v.timeouts.empty()) return {TimeoutFinding(ctx, v, fr)};
+  if (!v.timeouts.empty() || (fr.missing.empty() && StuckOnly(v))) {
+    Finding f = TimeoutFinding(ctx, v, fr);
+    if (const std::string recovered = RecoveryText(v, ctx.in); !recovered.empty()) {
+      f.severity = Severity::kWarning;
+      f.summary += recovered;
+    }
+    return {std::move(f)};
+  }
   if (!fr.missing.empty()) return {FrOnlyFinding(ctx, fr)};
   return {};
 }

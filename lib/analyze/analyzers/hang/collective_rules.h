@@ -21,7 +21,8 @@ inline constexpr size_t kMaxCulpritsCited = 8;
 
 // At most one finding: hang.collective_mismatch when ranks disagree (the
 // timeouts then become its evidence), else hang.collective_timeout when a
-// watchdog timeout was logged or the flight recorder shows missing ranks.
+// watchdog timeout was logged or the flight recorder shows missing ranks, or,
+// with neither, the heartbeat monitor reports ranks whose watchdog got stuck.
 std::vector<Finding> CollectiveFindings(const DistContext& ctx);
 
 // True when a crash / error / launcher report is a consequence of a hang or

@@ -38,9 +38,12 @@ bool NamesPeerGone(const DistEvent& e) {
 View BuildView(const DistInputs& in) {
   View v;
   std::vector<const DistEvent*> progress;
+  std::vector<const DistEvent*> stuck;
   for (const DistEvent& e : in.events) {
     if (e.kind == DistKind::kWatchdogTimeout) {
       v.timeouts.push_back(&e);
+    } else if (e.kind == DistKind::kWatchdogStuck) {
+      stuck.push_back(&e);
     } else if (e.kind == DistKind::kWorkProgress) {
       progress.push_back(&e);
     } else if (e.kind == DistKind::kNcclFailed && e.rank) {
@@ -56,6 +59,20 @@ View BuildView(const DistInputs& in) {
   }
   std::sort(v.timeouts.begin(), v.timeouts.end(), Before);
   std::sort(progress.begin(), progress.end(), Before);
+  std::sort(stuck.begin(), stuck.end(), Before);
+  int64_t first_stuck_ts = kNoTimestamp;
+  std::set<std::pair<int64_t, std::string>> stuck_seen;  // (file, host) of rank-less lines
+  for (const DistEvent* e : stuck) {
+    if (e->ts_us != kNoTimestamp && (first_stuck_ts == kNoTimestamp || e->ts_us < first_stuck_ts))
+      first_stuck_ts = e->ts_us;
+    if (e->rank) {
+      // A rank whose watchdog was stuck was inside NCCL: it is no silent rank.
+      v.first_stuck.emplace(*e->rank, e);
+      v.spoke.insert(*e->rank);
+    } else if (stuck_seen.insert({e->host.empty() ? e->file_id : 0, e->host}).second) {
+      v.stuck_rankless.push_back(e);
+    }
+  }
 
   // A line without a [PG ...] prefix belongs to the group that another line
   // of the same rank names for the same sequence number (torch 2.2-2.3 print
@@ -109,6 +126,7 @@ View BuildView(const DistInputs& in) {
     v.spoke.insert(*e->rank);
     group_of(*e).timeouts.emplace(*e->rank, e);
   }
+  if (v.timeouts.empty()) v.first_timeout_ts = first_stuck_ts;
   for (const DistEvent* e : progress) {
     if (!e->rank) continue;
     v.spoke.insert(*e->rank);
@@ -170,8 +188,38 @@ std::string LabelSuffix(std::string label) {
 
 std::string GroupSuffix(const Group& g) { return LabelSuffix(g.label); }
 
+bool StuckOnly(const View& v) {
+  return v.timeouts.empty() && (!v.first_stuck.empty() || !v.stuck_rankless.empty());
+}
+
+namespace {
+
+// "the ProcessGroupNCCL watchdog of 8 ranks got stuck in a NCCL or CUDA call
+// (480 s without progress)"
+std::string StuckClause(const View& v) {
+  std::vector<const DistEvent*> lines;
+  for (const auto& [rank, e] : v.first_stuck) lines.push_back(e);
+  if (lines.empty()) lines = v.stuck_rankless;
+  std::map<int64_t, size_t> secs;
+  for (const DistEvent* e : lines) {
+    if (e->elapsed_ms) ++secs[*e->elapsed_ms / 1000];
+  }
+  const size_t n = lines.size();
+  std::string s = "the ProcessGroupNCCL watchdog of " +
+                  (v.first_stuck.empty() ? Count(n, "process", "processes") +
+                                               " (their lines name "
+                                               "no rank)"
+                                         : Count(n, "rank", "ranks")) +
+                  " got stuck in a NCCL or CUDA call";
+  if (!secs.empty()) s += " (" + std::to_string(ModeOf(secs)) + " s without progress)";
+  return s;
+}
+
+}  // namespace
+
 // "31 ranks wait at SeqNum 1042 (ALLREDUCE, 4194304 elements, timeout 600000 ms)"
 std::string WaitClause(const View& v) {
+  if (StuckOnly(v)) return StuckClause(v);
   if (!v.primary) {
     // No timeout names a global rank: the same account, of the waiters.
     std::map<int64_t, size_t> counts;
@@ -222,10 +270,22 @@ std::string WaitClause(const View& v) {
 }
 
 size_t WaitingCount(const View& v) {
+  if (StuckOnly(v)) return v.first_stuck.empty() ? v.stuck_rankless.size() : v.first_stuck.size();
   return v.first_timeout.empty() ? v.rankless.size() : v.first_timeout.size();
 }
 
 void CiteWaiting(const View& v, LineCitations& ev) {
+  if (StuckOnly(v)) {
+    size_t n = 0;
+    for (const auto& [rank, e] : v.first_stuck) {
+      if (n++ >= kMaxWaitingCited) break;
+      ev.Add(e->file_id, e->line_no);
+    }
+    for (size_t i = 0; v.first_stuck.empty() && i < v.stuck_rankless.size() && i < kMaxWaitingCited;
+         ++i)
+      ev.Add(v.stuck_rankless[i]->file_id, v.stuck_rankless[i]->line_no);
+    return;
+  }
   size_t n = 0;
   for (const auto& [rank, e] : v.first_timeout) {
     if (n++ >= kMaxWaitingCited) break;

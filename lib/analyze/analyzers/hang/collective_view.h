@@ -44,8 +44,20 @@ struct View {
   // the first line of each waiter, told apart by (file, host, group, rank
   // in the group), in file order. Used only when no timeout names a rank.
   std::vector<const DistEvent*> rankless;
+  // The first timeout's time; with no timeout at all, the first stuck
+  // watchdog's (the moment the job was known to hang either way).
   int64_t first_timeout_ts = kNoTimestamp;
+  // torch >= 2.3's heartbeat monitor: "ProcessGroupNCCL's watchdog got stuck
+  // for N seconds" (or "Heartbeat monitor timed out"). The watchdog thread
+  // itself blocked in a NCCL or CUDA call; the first line of each rank, and
+  // the first of each process whose line names no rank, file order.
+  std::map<int64_t, const DistEvent*> first_stuck;
+  std::vector<const DistEvent*> stuck_rankless;
 };
+
+// True when the view's waiting ranks are stuck watchdogs: no timeout was
+// logged, but a heartbeat monitor took processes down.
+bool StuckOnly(const View& v);
 
 // Events without a process group join the group another line of the same
 // rank names for the same SeqNum, else the only group any line names, else
@@ -56,11 +68,15 @@ View BuildView(const DistInputs& in);
 std::string WorkDetails(const DistEvent* e);
 // " in process group 0 (default_pg)"; "" when no line named the group.
 std::string GroupSuffix(const Group& g);
-// "31 ranks wait at SeqNum 1042 (ALLREDUCE, 4194304 elements, timeout 600000 ms)"
+// "31 ranks wait at SeqNum 1042 (ALLREDUCE, 4194304 elements, timeout 600000 ms)";
+// for a stuck-only view "the ProcessGroupNCCL watchdog of 8 ranks got stuck
+// in a NCCL or CUDA call (480 s without progress)"
 std::string WaitClause(const View& v);
-// The ranks (or, when no timeout names a rank, the waiters) that timed out.
+// The ranks (or, when no timeout names a rank, the waiters) that timed out;
+// for a stuck-only view the ranks (or processes) whose watchdog got stuck.
 size_t WaitingCount(const View& v);
-// The first timeout line of up to kMaxWaitingCited waiting ranks, lowest first.
+// The first timeout line (stuck-only: stuck line) of up to kMaxWaitingCited
+// waiting ranks, lowest first.
 void CiteWaiting(const View& v, LineCitations& ev);
 
 }  // namespace casefile::hang::collective

@@ -136,13 +136,13 @@ DistInputs LoadDistInputs(const IndexReader& index, const std::vector<FileRow>& 
   index.Query(
       "SELECT file_id, line_no, ts_us, host, rank, kind, pg, pg_rank, seq, op, numel_in, "
       "numel_out, timeout_ms, elapsed_ms, last_enqueued, last_completed, value, detail, "
-      "local_rank FROM dist_events WHERE kind NOT IN ('rank_host', 'watchdog_stuck', "
-      "'store_timeout') ORDER BY kind, file_id, line_no",
+      "local_rank FROM dist_events WHERE kind NOT IN ('rank_host', 'store_timeout') ORDER BY "
+      "kind, file_id, line_no",
       [&](const QueryRow& r) {
         const auto& v = r.values;
         const DistKind kind = DistKindOf(v[5].value_or(""));
         if (kind == DistKind::kOther || kind == DistKind::kRankHost ||
-            kind == DistKind::kWatchdogStuck || kind == DistKind::kStoreTimeout)
+            kind == DistKind::kStoreTimeout)
           return true;
         const int64_t file_id = IntOf(v[0]).value_or(0);
         const FileInfo* file = in.File(file_id);

@@ -144,8 +144,8 @@ struct HloModule {
 struct DistInputs {
   std::vector<FileInfo> files;  // ascending id
   // Grouped by kind, then file and line order. rank_host rows are not kept
-  // (the rank->host map reads them), nor the kinds no rule reads
-  // (watchdog_stuck, store_timeout).
+  // (the rank->host map reads them), nor store_timeout (comm's
+  // rendezvous rule reads those).
   std::vector<DistEvent> events;
   std::vector<StepSeries> steps;
   std::vector<ProgressPoint> progress;

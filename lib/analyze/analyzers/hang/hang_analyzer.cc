@@ -109,7 +109,7 @@ class HangAnalyzer : public Analyzer {
   const AnalyzerInfo& info() const override {
     static const AnalyzerInfo kInfo{
         hang::kAnalyzerName,
-        "3",
+        "4",
         "Hangs of distributed runs: Megascale (MXLA) digests and reports, PyTorch collective "
         "timeouts and mismatches (logs and flight-recorder dumps), lost JAX tasks, HLO compiled "
         "differently across hosts, stragglers",
