@@ -1594,6 +1594,89 @@ def scenario_build_driver_too_old(d):
 
 
 # --------------------------------------------------------------------------------------------
+# 6b. flash-attn built against another torch: its extension does not load on one node
+
+
+def scenario_build_load_failed(d):
+    hosts = [(f"h100-e{i}", f"10.74.0.{30 + i}") for i in range(1, 4)]
+    job = TorchJob(7109, hosts, 8, "v23", "NVIDIA H100 80GB HBM3", 1_800_000, nch=16, iface="ib0")
+    rng = job.rng
+    bundle = d / "bundle"
+    site = job.v["site"]
+    script = "train_sft.py"
+    t0 = us_of(2026, 11, 9, 6, 41, 3)
+    bad = "h100-e3"
+    common = dict(torch="2.3.1+cu121", gpu="NVIDIA H100 80GB HBM3", ngpu=8, driver="550.54.15", driver_cuda="12.4",
+                  workdir="/workspace/sft", t_report=t0 - 200 * SEC, pip={"flash-attn": "2.5.8"})
+    specs = [Host(name, ip, **common) for name, ip in hosts]
+    by_name = {h.name: h for h in specs}
+
+    def cmd(n):
+        return ["+ export NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=ib0 NCCL_IB_HCA=mlx5",
+                "+ export TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE='[rank${rank}]:'",
+                f"+ torchrun --nnodes 3 --nproc_per_node 8 --node_rank {n.node_rank} --rdzv_backend c10d "
+                f"--rdzv_endpoint h100-e1:29500 {script} --model llama-7b --attn flash_attention_2"]
+
+    # h100-e3's flash-attn wheel came from a cache built against torch 2.2 (same version number):
+    # every rank's import fails on a symbol of c10 that torch 2.3 no longer exports; the other
+    # nodes' ranks build the model and wait in NCCL's bootstrap until the job is cancelled.
+    so = f"{site}/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so"
+    tb = ["Traceback (most recent call last):",
+          '  File "/workspace/sft/train_sft.py", line 21, in <module>',
+          "    from flash_attn import flash_attn_varlen_func",
+          f'  File "{site}/flash_attn/__init__.py", line 3, in <module>',
+          "    from flash_attn.flash_attn_interface import (",
+          f'  File "{site}/flash_attn/flash_attn_interface.py", line 10, in <module>',
+          "    import flash_attn_2_cuda as flash_attn_cuda",
+          f"ImportError: {so}: undefined symbol: _ZN3c104cuda9SetDeviceEi"]
+    t_fail, t_exit = {}, {}
+    t_hang = []
+    for n in job.nodes:
+        tn = launch(job, n, t0 + rng.randint(0, 3 * SEC), cmd(n))
+        h = by_name[n.name]
+        for l in range(job.nproc):
+            g = n.node_rank * job.nproc + l
+            tg = tn + rng.randint(2 * SEC, 4 * SEC)
+            job.say(g, tg, f"{pylog_time(tg)} - train_sft - INFO - rank {g}: torch {h.torch}, local rank {l}, "
+                           "world_size=24")
+            if n.name == bad:
+                say_seq(job, g, tg + rng.randint(900_000, 2_400_000), tb, {len(tb) - 1: f"exc{g}"})
+                t_fail[g] = tg
+                t_exit[g] = tg + 2_600_000 + rng.randint(0, 20_000)
+                continue
+            tg += rng.randint(3 * SEC, 5 * SEC)
+            job.say(g, tg, f"{pylog_time(tg)} - train_sft - INFO - rank {g}: flash-attn 2.5.8 loaded, "
+                           "attention implementation flash_attention_2")
+            tg += rng.randint(SEC, 2 * SEC)
+            job.say(g, tg, f"{pylog_time(tg)} - train_sft - INFO - rank {g}: loading llama-7b shards on "
+                           f"cuda:{l}, wrapping in FSDP (FULL_SHARD, bf16)")
+            for line in nccl_until_bootstrap(job, g, h.nccl, "12.4"):
+                tg += rng.randint(40, 2500)
+                job.say(g, tg, line)
+            t_hang.append(tg)
+    mine = bad_node_failed_others_cancelled(job, bad, t_exit, t_hang, script, 31)
+    marks = job.render(bundle, lambda n: f"nodes/{n.name}/train.log")
+    for h in specs:
+        write_versions(bundle, h, rng)
+    g0 = mine[0][0]
+    log_b = f"nodes/{bad}/train.log"
+    first_exc = min(t_fail, key=lambda g: marks[bad][f"exc{g}"])
+    f = [{"code": "build.load_failed",
+          "culprits": [{"host": bad}],
+          "evidence": [evd(log_b, marks[bad][f"exc{first_exc}"],
+                           "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+                           "_ZN3c104cuda9SetDeviceEi")]},
+         first_failure(job, marks, t_fail, {bad: g0}, "undefined symbol: _ZN3c104cuda9SetDeviceEi")]
+    expected(d, "SFT job (torchrun, FSDP, flash-attn 2.5.8 on torch 2.3.1+cu121) on 3 nodes x 8 H100: "
+                "h100-e3's flash-attn wheel came from a cache built against torch 2.2, so every rank's "
+                "'import flash_attn_2_cuda' fails with 'undefined symbol: _ZN3c104cuda9SetDeviceEi' (a c10 "
+                "symbol torch 2.3 no longer exports); the 16 other ranks wait in NCCL's bootstrap until the "
+                "job is cancelled 31 minutes later (SIGTERM).", f)
+    check_lines(bundle, f)
+    return None, f
+
+
+# --------------------------------------------------------------------------------------------
 # 7. Healthy: the build analyzer's look-alikes
 
 

@@ -3805,6 +3805,7 @@ SCENARIOS = {
     "build_extension_failed": gen_build.scenario_build_extension_failed,
     "build_version_skew": gen_build.scenario_build_version_skew,
     "build_driver_too_old": gen_build.scenario_build_driver_too_old,
+    "build_load_failed": gen_build.scenario_build_load_failed,
     "healthy_build": gen_build.scenario_healthy_build,
     **gen_comm.SCENARIOS,
     **gen_comm_trace.SCENARIOS,

@@ -433,6 +433,76 @@ TEST_F(BuildRulesTest, DriverTooOldFromVersionsIsAWarning) {
       << f->summary;
 }
 
+// ---- build.load_failed ---------------------------------------------------------
+
+TEST_F(BuildRulesTest, LoadFailedNamesTheLibraryAndWhyPerHost) {
+  // Every rank of node-1 fails to import apex (built against an older
+  // torch); node-2 cannot find the CUDA 11 runtime xformers was built for.
+  for (int64_t rank = 8; rank < 11; ++rank)
+    Err("node-1", 70, 100 + rank, kOpLoadFailed,
+        "ImportError: /usr/local/lib/python3.10/dist-packages/"
+        "amp_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+        "_ZN3c104cuda20CUDACachingAllocator9allocatorE",
+        std::nullopt, rank);
+  Err("node-2", 80, 9, kOpLoadFailed,
+      "OSError: libcudart.so.11.0: cannot open shared object file: No such file or directory");
+  const auto f = BuildLoadFailed(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "build.load_failed");
+  EXPECT_EQ(f->severity, Severity::kError);
+  EXPECT_EQ(Hosts(*f), (std::set<std::string>{"node-1", "node-2"}));
+  // One line per library and host: the first.
+  EXPECT_EQ(Cited(*f), (std::set<std::pair<std::string, int64_t>>{{"f70", 108}, {"f80", 9}}));
+  EXPECT_NE(f->summary.find("The library amp_C.cpython-310-x86_64-linux-gnu.so does not load: "
+                            "undefined symbol _ZN3c104cuda20CUDACachingAllocator9allocatorE, a "
+                            "symbol of PyTorch"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->summary.find("The library libcudart.so.11.0 is missing: a library was built for "
+                            "CUDA 11"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->recommendation.find("--no-build-isolation"), std::string::npos);
+  EXPECT_NE(f->recommendation.find("ldconfig -p"), std::string::npos);
+}
+
+TEST_F(BuildRulesTest, LoadFailedReadsNcclSymbolsAndTheCxxRuntime) {
+  Err("node-0", 10, 5, kOpLoadFailed,
+      "OSError: /opt/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so: undefined "
+      "symbol: ncclCommRegister");
+  Err("node-1", 20, 6, kOpLoadFailed,
+      "ImportError: /opt/conda/lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found "
+      "(required by /opt/venv/lib/python3.11/site-packages/flash_attn_2_cuda.so)");
+  const auto f = BuildLoadFailed(facts_);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("The library libtorch_cuda.so does not load: undefined symbol "
+                            "ncclCommRegister: the NCCL library loaded is older"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->summary.find("The library flash_attn_2_cuda.so needs GLIBCXX_3.4.30"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NE(f->recommendation.find("LD_LIBRARY_PATH"), std::string::npos);
+}
+
+TEST_F(BuildRulesTest, LoadFailedLookAlikesDoNotFire) {
+  // Other crashes are the runtime analyzer's; a "version `...' not found"
+  // of something that is not the C++ runtime is no ABI break.
+  Err("node-0", 10, 5, kOpLoadFailed, "ModuleNotFoundError: No module named 'flash_attn'");
+  Err("node-0", 10, 6, kOpLoadFailed, "RuntimeError: version `v2' not found in the registry");
+  EXPECT_FALSE(BuildLoadFailed(facts_));
+  // An optional kernel that did not load, and training went on in the same
+  // log (the program fell back): not the run's failure. Two steps after it
+  // are not yet enough.
+  Err("node-0", 10, 7, kOpLoadFailed,
+      "ImportError: /opt/venv/lib/python3.11/site-packages/fused_dense_lib.so: undefined "
+      "symbol: _ZN3c1017RegisterOperatorsD1Ev");
+  facts_.steps_after_load[10] = {{3, 1}, {40, 1}, {41, 2}};
+  EXPECT_TRUE(BuildLoadFailed(facts_));
+  facts_.steps_after_load[10].emplace_back(42, 3);
+  EXPECT_FALSE(BuildLoadFailed(facts_));
+}
+
 // ---- build.version_skew --------------------------------------------------------
 
 TEST_F(BuildRulesTest, OddHostOutIsTheCulprit) {

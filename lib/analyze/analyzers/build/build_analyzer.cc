@@ -13,13 +13,14 @@ class BuildAnalyzer : public Analyzer {
   const AnalyzerInfo& info() const override {
     static const AnalyzerInfo kInfo{
         build::kAnalyzerName,
-        "2",
+        "3",
         "The environment: torch's CUDA against the system toolkit, several toolkits, host "
         "compilers nvcc refuses, GPU architectures missing from the build, failed extension "
-        "builds, GPU drivers too old for the CUDA runtime, and hosts on different versions",
+        "builds, GPU drivers too old for the CUDA runtime, compiled libraries that do not "
+        "load, and hosts on different versions",
         {"build.cuda_mismatch", "build.multiple_toolkits", "build.compiler_unsupported",
          "build.arch_mismatch", "build.extension_failed", "build.driver_too_old",
-         "build.version_skew"},
+         "build.load_failed", "build.version_skew"},
         {"version", "config", "log"},
     };
     return kInfo;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analyze/query_values.h"
+#include "analyze/step_times.h"
 #include "parse/dist/dist_kinds.h"
 #include "parse/version/version_facts.h"
 
@@ -66,7 +67,9 @@ void LoadBuildFacts(const IndexReader& index, const std::vector<FileRow>& files,
   index.Query(
       "SELECT file_id, line_no, host, rank, kind, op, detail, value, local_rank "
       "FROM dist_events WHERE kind = 'build_error' OR (kind = 'cuda_error' AND "
-      "detail LIKE '%no kernel image%') ORDER BY file_id, line_no",
+      "detail LIKE '%no kernel image%') OR (kind = 'crash' AND (detail LIKE '%undefined "
+      "symbol: %' OR detail LIKE '%: cannot open shared object file%' OR (detail LIKE "
+      "'%version `%' AND detail LIKE '%not found%'))) ORDER BY file_id, line_no",
       [&](const QueryRow& r) {
         if (facts.errors.size() >= kMaxErrorRows) return false;
         const auto& v = r.values;
@@ -78,12 +81,25 @@ void LoadBuildFacts(const IndexReader& index, const std::vector<FileRow>& files,
         row.rank = IntOf(v[3]);
         if (!row.rank && it != by_id.end()) row.rank = it->second->rank;
         if (!row.rank) row.local_rank = IntOf(v[8]);
-        row.op = TextOf(v[4]) == dist::kCudaError ? std::string(kOpNoKernelImage) : TextOf(v[5]);
+        const std::string kind = TextOf(v[4]);
+        row.op = kind == dist::kCudaError ? std::string(kOpNoKernelImage)
+                 : kind == dist::kCrash   ? std::string(kOpLoadFailed)
+                                          : TextOf(v[5]);
         row.detail = TextOf(v[6]);
         row.value = RealOf(v[7]);
         facts.errors.push_back(std::move(row));
         return true;
       });
+  // Step times, only of the files where a library failed to load.
+  std::vector<int64_t> load_files;
+  for (const BuildErrorRow& e : facts.errors) {
+    if (e.op == kOpLoadFailed && (load_files.empty() || load_files.back() != e.file_id))
+      load_files.push_back(e.file_id);
+  }
+  if (load_files.empty()) return;
+  const StoredStepTimes steps = LoadStoredStepTimes(index, kMaxStepRows, &load_files);
+  for (const StoredStepTime& s : steps.rows)
+    facts.steps_after_load[s.file_id].emplace_back(s.line_no, s.step);
 }
 
 }  // namespace casefile::build

@@ -1,7 +1,8 @@
 // What the build analyzer reads, as plain structs: the `versions` rows of
 // every host (parse/version/version_facts.h names the components) and the
-// build failures read from logs (dist_events of kind build_error, and
-// cuda_error rows that say "no kernel image is available"). LoadBuildFacts
+// build failures read from logs (dist_events of kind build_error, cuda_error
+// rows that say "no kernel image is available", and crash rows whose
+// exception is a library that does not load). LoadBuildFacts
 // fills them from an index with two queries; tests build them by hand.
 #pragma once
 
@@ -22,6 +23,9 @@ inline constexpr const char* kAnalyzerName = "build";
 // build_error ops (parse/dist/dist_kinds.h), plus the one this analyzer
 // gives cuda_error rows that report a missing kernel image.
 inline constexpr const char* kOpNoKernelImage = "no_kernel_image";
+// ... and crash rows whose exception is the dynamic loader's refusal of a
+// library (undefined symbol, missing shared object, GLIBCXX version).
+inline constexpr const char* kOpLoadFailed = "load_failed";
 
 struct VersionFactRow {
   int64_t file_id = 0;
@@ -55,6 +59,10 @@ struct CompilerErrorLine {
 struct BuildFacts {
   std::vector<VersionFactRow> versions;
   std::vector<BuildErrorRow> errors;  // ordered by file, line
+  // Per file with a load_failed row: the (line, step) of its step times, in
+  // line order. A library that failed to load before training went on in
+  // the same log was an optional one the program fell back from.
+  std::map<int64_t, std::vector<std::pair<int64_t, std::optional<int64_t>>>> steps_after_load;
   // Evidence for a line.
   std::function<Evidence(int64_t file_id, int64_t line_no)> line;
   // The first compiler error line of `file_id` in [from_line, to_line]
@@ -68,6 +76,7 @@ struct BuildFacts {
 // Caps, so that a hostile index cannot make the analysis unbounded.
 inline constexpr size_t kMaxVersionRows = 2'000'000;
 inline constexpr size_t kMaxErrorRows = 200'000;
+inline constexpr size_t kMaxStepRows = 4'000'000;
 
 void LoadBuildFacts(const IndexReader& index, const std::vector<FileRow>& files, BuildFacts& facts);
 

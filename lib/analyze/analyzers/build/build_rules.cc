@@ -5,7 +5,8 @@ namespace casefile::build {
 std::vector<Finding> BuildBuildFindings(const BuildFacts& facts) {
   std::vector<Finding> out;
   for (auto rule : {BuildCudaMismatch, BuildMultipleToolkits, BuildCompilerUnsupported,
-                    BuildArchMismatch, BuildExtensionFailed, BuildDriverTooOld, BuildVersionSkew}) {
+                    BuildArchMismatch, BuildExtensionFailed, BuildDriverTooOld, BuildLoadFailed,
+                    BuildVersionSkew}) {
     if (std::optional<Finding> f = rule(facts)) out.push_back(std::move(*f));
   }
   return out;

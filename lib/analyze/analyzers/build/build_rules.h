@@ -28,6 +28,9 @@ std::optional<Finding> BuildExtensionFailed(const BuildFacts& facts);
 // build.driver_too_old: the runtime's refusal of the GPU driver, or a driver
 // whose CUDA major is older than the framework's.
 std::optional<Finding> BuildDriverTooOld(const BuildFacts& facts);
+// build.load_failed: a compiled library does not load (undefined symbol,
+// missing shared object, C++ runtime too old).
+std::optional<Finding> BuildLoadFailed(const BuildFacts& facts);
 // build.version_skew: hosts of one job on different versions.
 std::optional<Finding> BuildVersionSkew(const BuildFacts& facts);
 
