@@ -816,7 +816,13 @@ def scenario_build_multiple_toolkits(d):
           "evidence": [evd(vpath(h2, "collect_env"), ce["torch_cuda"], "CUDA used to build PyTorch: 12.1"),
                        evd(vpath(h2, "collect_env"), ce["nvcc"], "CUDA runtime version: 11.8.89")]},
          first_failure(job, marks, t_fail, {n2.name: first_g},
-                       "OSError: libcublas.so.11: cannot open shared object file")]
+                       "OSError: libcublas.so.11: cannot open shared object file"),
+         # The loader's refusal itself: the library was linked for CUDA 11, whose cuBLAS no
+         # directory of LD_LIBRARY_PATH holds. The first such line of the host, in file order.
+         {"code": "build.load_failed",
+          "culprits": [{"host": h2.name}],
+          "evidence": [evd(f"nodes/{n2.name}/train.log", min(marks[n2.name][f"exc{g}"] for g in t_fail),
+                           "OSError: libcublas.so.11: cannot open shared object file")]}]
     expected(d, "torch 2.3.1+cu121 on 2 nodes x 8 A100, CUDA 11.8 and 12.1 installed on both; sxm-n01 points "
                 "PATH, LD_LIBRARY_PATH and CUDA_HOME at 12.1, sxm-n02's cuda/11.8 module puts 11.8's bin/ first on "
                 "PATH while LD_LIBRARY_PATH and CUDA_HOME name 12.1 (which -a nvcc lists 11.8 then 12.1; "

@@ -69,11 +69,16 @@ class KeyWords {
 
 // A cheap first test, run before every '=' and ':' of a log: each secret
 // word holds a 'k' (token, apikey, accesskey, privatekey) or a 'w'
-// (password, passwd) or starts "secr" or "cred".
+// (password, passwd, pwd) or starts "secr", "cred", "pass" or "auth".
 bool MayNameSecret(std::string_view key) {
   for (size_t i = 0; i < key.size(); ++i) {
     char c = AsciiLower(key[i]);
     if (c == 'k' || c == 'w') return true;
+    if ((c == 'p' || c == 'a') && i + 4 <= key.size()) {
+      char c1 = AsciiLower(key[i + 1]), c2 = AsciiLower(key[i + 2]), c3 = AsciiLower(key[i + 3]);
+      if (c == 'p' && c1 == 'a' && c2 == 's' && c3 == 's') return true;
+      if (c == 'a' && c1 == 'u' && c2 == 't' && c3 == 'h') return true;
+    }
     if ((c == 's' || c == 'c') && i + 4 <= key.size()) {
       char c1 = AsciiLower(key[i + 1]), c2 = AsciiLower(key[i + 2]), c3 = AsciiLower(key[i + 3]);
       if (c == 's' && c1 == 'e' && c2 == 'c' && c3 == 'r') return true;
@@ -145,6 +150,9 @@ bool IsAwsSecretShape(std::string_view v) {
 }  // namespace
 
 SecretKeyClass ClassifySecretKey(std::string_view key) {
+  // Docker's config.json and .npmrc keep base64 "user:password" under a
+  // bare "auth" / "_auth".
+  if (key == "auth" || key == "_auth") return SecretKeyClass::kSecret;
   if (key.size() < 5 || key.size() > kMaxKeyBytes) return SecretKeyClass::kNone;
   if (!MayNameSecret(key)) return SecretKeyClass::kNone;
   KeyWords words(key);
@@ -159,6 +167,24 @@ SecretKeyClass ClassifySecretKey(std::string_view key) {
   if (words.Has("password") || words.Has("passwd") || words.Has("secret") || words.Has("apikey") ||
       words.Has("accesskey") || words.Has("privatekey")) {
     return SecretKeyClass::kSecret;
+  }
+  // Short forms (DB_PASS, MYSQL_PWD, SSH_PASS) and keys named for what they
+  // unlock (ENCRYPTION_KEY, AccountKey= of an Azure connection string,
+  // kubeconfig's client-key-data, a Kubernetes secret's tls.key and
+  // .dockerconfigjson, WANDB_KEY).
+  // ("forward_pass", "second_pass" name a pass of a computation.)
+  const std::string_view last = words.word(words.count() - 1);
+  if (last == "pwd" || (last == "pass" &&
+                        (words.count() == 1 ||
+                         !OneOf(words.word(words.count() - 2),
+                                {"forward", "backward", "first", "second", "third", "last", "multi",
+                                 "single", "one", "two", "num", "by", "full", "each"})))) {
+    return SecretKeyClass::kSecret;
+  }
+  for (std::string_view k : {"encryptionkey", "signingkey", "accountkey", "storagekey", "masterkey",
+                             "sessionkey", "clientkeydata", "tlskey", "authkey", "licensekey",
+                             "wandbkey", "openaikey", "ngckey", "dockerconfigjson"}) {
+    if (words.Has(k)) return SecretKeyClass::kSecret;
   }
   for (size_t i = 0; i < words.count(); ++i) {
     if (!IsTokenWord(words.word(i))) continue;
@@ -313,7 +339,10 @@ void MatchAssignmentAt(std::string_view text, size_t s, bool text_starts_line, S
   }
   const size_t key_end = k;
   while (k > 0 && key_end - k <= kMaxKeyBytes && IsKeyChar(text[k - 1])) --k;
-  if (key_end - k < 5 || key_end - k > kMaxKeyBytes) return;
+  // Keys of 4 bytes are too common to look at, but for "auth" (Docker's
+  // config.json, .npmrc's _auth).
+  if (key_end - k < 4 || key_end - k > kMaxKeyBytes) return;
+  if (key_end - k == 4 && text.compare(k, 4, "auth") != 0) return;
   size_t context = k;
   if (quoted_key && context > 0) --context;
   size_t key_begin = k;

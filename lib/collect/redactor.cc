@@ -29,7 +29,7 @@ static_assert(kCutOverlapBytes * 4 < kMaxRedactLineBytes);
 constexpr const char* kKindPriority[] = {
     kRedactPrivateKey,  kRedactHfToken,      kRedactGithubToken, kRedactAwsKeyId,
     kRedactAwsSecret,   kRedactGoogleApiKey, kRedactBearer,      kRedactUrlPassword,
-    kRedactNamedSecret, kRedactHostname,     kRedactIp,
+    kRedactVendorToken, kRedactNamedSecret,  kRedactHostname,    kRedactIp,
 };
 
 // Kinds are compared by text: an inline constexpr pointer to a literal

@@ -36,8 +36,12 @@ inline constexpr const char* kRedactGithubToken =
 inline constexpr const char* kRedactAwsKeyId = "aws_access_key_id";  // AKIA/ASIA + 16
 inline constexpr const char* kRedactAwsSecret = "aws_secret_access_key";
 inline constexpr const char* kRedactGoogleApiKey = "google_api_key";  // AIza + 35
-inline constexpr const char* kRedactBearer = "bearer_token";          // Authorization: Bearer ...
-inline constexpr const char* kRedactUrlPassword = "url_password";     // scheme://user:PASS@host
+// OpenAI / Anthropic (sk-...), Slack (xoxb-...), GitLab (glpat-...), NGC
+// (nvapi-...) and PyPI (pypi-AgE...) tokens, JWTs (eyJ...eyJ...), Slack and
+// Discord webhook URLs' secret paths.
+inline constexpr const char* kRedactVendorToken = "vendor_token";
+inline constexpr const char* kRedactBearer = "bearer_token";       // Authorization: Bearer ...
+inline constexpr const char* kRedactUrlPassword = "url_password";  // scheme://user:PASS@host
 inline constexpr const char* kRedactPrivateKey = "private_key";  // -----BEGIN ... PRIVATE KEY-----
 // The value of a variable or key named like *TOKEN*, *SECRET*, *PASSWORD*,
 // *PASSWD*, *API_KEY*, *APIKEY*, *ACCESS_KEY*, *CREDENTIAL* (case-insensitive),

@@ -331,6 +331,89 @@ void MatchUrlPasswordAt(std::string_view text, size_t p, SecretMatches& out) {
   out.push_back({s, start + colon + 1, start + at, kRedactUrlPassword});
 }
 
+bool IsVendorTokenChar(char c) { return IsWordChar(c) || c == '-'; }
+bool IsBase64Char(char c) { return IsAsciiAlnum(c) || c == '+' || c == '/' || c == '='; }
+
+// At the '-' after a vendor's token prefix: "sk-" (OpenAI's sk-..., sk-proj-...,
+// Anthropic's sk-ant-...), Slack's "xoxb-" (xoxp, xoxa, xoxr, xoxs, xoxe),
+// GitLab's "glpat-", NGC's "nvapi-", PyPI's "pypi-AgE". The prefix must
+// start a word and the body be long enough to be a key, not a word.
+void MatchVendorTokenAt(std::string_view text, size_t dash, SecretMatches& out) {
+  size_t s = dash;
+  while (s > 0 && dash - s < 6 && IsAsciiAlpha(text[s - 1])) --s;
+  if (s == dash || (s > 0 && IsVendorTokenChar(text[s - 1]))) return;
+  const std::string_view prefix = text.substr(s, dash - s);
+  size_t min_body = 0;
+  if (prefix == "sk") {
+    min_body = 32;
+  } else if (prefix == "xoxb" || prefix == "xoxp" || prefix == "xoxa" || prefix == "xoxr" ||
+             prefix == "xoxs" || prefix == "xoxe") {
+    min_body = 16;
+  } else if (prefix == "glpat") {
+    min_body = 20;
+  } else if (prefix == "nvapi") {
+    min_body = 40;
+  } else if (prefix == "pypi" && HasAt(text, dash + 1, "AgE")) {
+    min_body = 50;
+  } else {
+    return;
+  }
+  const size_t body = RunLength(text, dash + 1, IsVendorTokenChar, 1024);
+  if (body < min_body) return;
+  // A body of one letter case and no digit is prose or an identifier.
+  bool digit = false;
+  for (size_t i = dash + 1; i < dash + 1 + body && !digit; ++i) digit = IsAsciiDigit(text[i]);
+  if (!digit) return;
+  out.push_back({s, s, dash + 1 + body, kRedactVendorToken});
+}
+
+// At the 'J' of "eyJ" (base64url of '{"'): a JSON Web Token is
+// header.payload.signature, the first two both "eyJ...". The whole token is
+// replaced: the payload names the user and the signature is the secret.
+void MatchJwtAt(std::string_view text, size_t j, SecretMatches& out) {
+  if (j < 2 || text[j - 2] != 'e' || text[j - 1] != 'y') return;
+  const size_t s = j - 2;
+  if (s > 0 && (IsVendorTokenChar(text[s - 1]) || text[s - 1] == '.')) return;
+  auto b64url = [](char c) { return IsVendorTokenChar(c); };
+  const size_t head = RunLength(text, s, b64url, 4096);
+  const size_t dot = s + head;
+  if (head < 10 || !HasAt(text, dot, ".eyJ")) return;
+  const size_t payload = RunLength(text, dot + 1, b64url, 16384);
+  size_t end = dot + 1 + payload;
+  if (payload < 10) return;
+  if (end < text.size() && text[end] == '.') end += 1 + RunLength(text, end + 1, b64url, 4096);
+  out.push_back({s, s, end, kRedactVendorToken});
+}
+
+// At the 'S' of "LS0tLS1CRUdJTi", base64 of "-----BEGIN": a PEM block
+// stored base64-encoded (kubeconfig's client-key-data, a Kubernetes
+// secret's tls.key). Certificates encode the same way; a public
+// certificate lost costs little next to a private key leaked.
+void MatchBase64PemAt(std::string_view text, size_t p, SecretMatches& out) {
+  if (p < 1 || !HasAt(text, p - 1, "LS0tLS1CRUdJTi")) return;
+  const size_t s = p - 1;
+  if (s > 0 && IsBase64Char(text[s - 1])) return;
+  const size_t run = RunLength(text, s, IsBase64Char, kNpos);
+  out.push_back({s, s, s + run, kRedactPrivateKey});
+}
+
+// Slack's and Discord's incoming-webhook URLs hold their secret in the path:
+// https://hooks.slack.com/services/T.../B.../<secret>,
+// https://discord.com/api/webhooks/<id>/<token>. The path after the fixed
+// part is replaced.
+void MatchWebhookAt(std::string_view text, size_t p, SecretMatches& out) {
+  const size_t start = p + 3;
+  size_t path = kNpos;
+  for (std::string_view host :
+       {"hooks.slack.com/services/", "discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}) {
+    if (HasAt(text, start, host)) path = start + host.size();
+  }
+  if (path == kNpos) return;
+  auto path_char = [](char c) { return IsVendorTokenChar(c) || c == '/'; };
+  const size_t run = RunLength(text, path, path_char, 1024);
+  if (run >= 8) out.push_back({p, path, path + run, kRedactVendorToken});
+}
+
 }  // namespace
 
 void FindUrlPasswords(std::string_view text, SecretMatches& out) {
@@ -342,7 +425,7 @@ namespace {
 // The bytes FindSecrets stops at: each is the anchor of some checker.
 constexpr std::array<bool, 256> MakeTriggers() {
   std::array<bool, 256> t{};
-  for (unsigned char c : {'_', 'K', 'S', 'z', 'Z', 'b', 'B', ':', '=', '-'}) t[c] = true;
+  for (unsigned char c : {'_', 'K', 'S', 'z', 'Z', 'b', 'B', ':', '=', '-', 'J'}) t[c] = true;
   return t;
 }
 constexpr std::array<bool, 256> kTriggers = MakeTriggers();
@@ -358,8 +441,14 @@ void MatchAnyAt(std::string_view text, size_t i, bool text_starts_line, SecretMa
       MatchGithubTokenAt(text, i, out);
       break;
     case 'K':
+      MatchAwsAccessKeyIdAt(text, i, out);
+      break;
     case 'S':
       MatchAwsAccessKeyIdAt(text, i, out);
+      MatchBase64PemAt(text, i, out);
+      break;
+    case 'J':
+      MatchJwtAt(text, i, out);
       break;
     case 'z':
       MatchGoogleApiKeyAt(text, i, out);
@@ -374,13 +463,18 @@ void MatchAnyAt(std::string_view text, size_t i, bool text_starts_line, SecretMa
       break;
     case ':':
       MatchUrlPasswordAt(text, i, out);
+      if (HasAt(text, i, "://")) MatchWebhookAt(text, i, out);
       MatchAssignmentAt(text, i, text_starts_line, out);
       break;
     case '=':
       MatchAssignmentAt(text, i, text_starts_line, out);
       break;
     case '-':
-      if (i + 1 < text.size() && text[i + 1] == '-') MatchFlagValueAt(text, i, out);
+      if (i + 1 < text.size() && text[i + 1] == '-') {
+        MatchFlagValueAt(text, i, out);
+      } else {
+        MatchVendorTokenAt(text, i, out);
+      }
       break;
   }
 }
@@ -455,6 +549,13 @@ void FindPrivateKeys(std::string_view text, bool in_block, SecretMatches& out,
     } else {
       size_t p = FindMarker(text, "-----BEGIN ", pos, &marker_end);
       if (p == kNpos) return;
+      // A marker quoted in prose ("Expected '-----BEGIN PRIVATE KEY-----'
+      // header") opens no key: a key's marker is followed by its body.
+      if (p > 0 && marker_end < text.size() && text[marker_end] == text[p - 1] &&
+          (text[p - 1] == '\'' || text[p - 1] == '"' || text[p - 1] == '`')) {
+        pos = marker_end;
+        continue;
+      }
       out.push_back({p, p, marker_end, nullptr});
       events.push_back({p, true});
       in_block = true;

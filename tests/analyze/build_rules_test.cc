@@ -490,6 +490,10 @@ TEST_F(BuildRulesTest, LoadFailedLookAlikesDoNotFire) {
   // of something that is not the C++ runtime is no ABI break.
   Err("node-0", 10, 5, kOpLoadFailed, "ModuleNotFoundError: No module named 'flash_attn'");
   Err("node-0", 10, 6, kOpLoadFailed, "RuntimeError: version `v2' not found in the registry");
+  // A JIT-built extension another rank failed to build: its file is missing.
+  Err("node-0", 10, 8, kOpLoadFailed,
+      "ImportError: /root/.cache/torch_extensions/py310_cu121/fused_adam/fused_adam.so: cannot "
+      "open shared object file: No such file or directory");
   EXPECT_FALSE(BuildLoadFailed(facts_));
   // An optional kernel that did not load, and training went on in the same
   // log (the program fell back): not the run's failure. Two steps after it

@@ -146,7 +146,7 @@ TEST(HangDistIndex, SilentRankWithItsHostFromNcclLines) {
   const AnalysisResult r = RunHang(*index);
   ASSERT_EQ(r.analyzers.size(), 1u);
   EXPECT_EQ(r.analyzers[0].status, "ran") << r.analyzers[0].reason;
-  EXPECT_EQ(r.analyzers[0].version, "3");
+  EXPECT_EQ(r.analyzers[0].version, "4");
   ASSERT_EQ(r.findings.size(), 1u);
   const Finding& f = r.findings[0];
   EXPECT_EQ(f.code, "hang.collective_timeout");

@@ -510,6 +510,96 @@ TEST(FindSecrets, IsTheUnionOfTheFamilies) {
   }
 }
 
+Hits All(std::string_view text) {
+  return Scan(text, [](std::string_view t, SecretMatches& m) { FindSecrets(t, true, m); });
+}
+
+// The made-up vendor tokens below have the documented prefixes and lengths.
+TEST(VendorTokens, EveryPrefixAloneInProseAndUnderAnyKey) {
+  const std::string openai = "sk-proj-Q7vX2mLp9RtY4wZk8NcB3dFhJ6sG1aE5uI0oP-Tq_Wn";
+  const std::string anthropic = "sk-ant-api03-Zp4Lq8Wm2Xv6Nc0Rt5Yb9Kd3Hf7Js1Ga-Pe_Ui2Oo";
+  const std::string slack = "xoxb-2719041230-5561234098771-Qm7Xv2Lp9RtY4wZk8NcB";
+  const std::string gitlab = "glpat-Xq4Lm8Wp2Zv6Nc0Rt5Yb";
+  const std::string ngc = "nvapi-Lm8Wp2Zv6Nc0Rt5Yb9Kd3Hf7Js1Ga4Pe8Ui2Oo6Qx0Tz";
+  const std::string pypi = "pypi-AgEIcHlwaS5vcmcCJGQ1ZjM4YTJiLTk0ZTEtNDg3Yy05MGQyLTQzZTc4";
+  EXPECT_EQ(All("openai.AuthenticationError: Incorrect API key provided: " + openai + "."),
+            One(kRedactVendorToken, openai));
+  // Under a key the named-secret detector claims the same bytes too (the
+  // Redactor keeps the union and names it by the more specific kind).
+  const Hits under_key = All("client = Anthropic(api_key=\"" + anthropic + "\")");
+  EXPECT_NE(std::find(under_key.begin(), under_key.end(),
+                      std::make_pair(std::string(kRedactVendorToken), anthropic)),
+            under_key.end());
+  EXPECT_EQ(All("posting to slack with " + slack), One(kRedactVendorToken, slack));
+  EXPECT_EQ(All("git clone https://oauth2@gitlab.example.com/x.git # " + gitlab),
+            One(kRedactVendorToken, gitlab));
+  EXPECT_EQ(All("docker login nvcr.io -u '$oauthtoken' -p " + ngc), One(kRedactVendorToken, ngc));
+  EXPECT_EQ(All("twine upload -u __token__ -p " + pypi + " dist/*"), One(kRedactVendorToken, pypi));
+}
+
+TEST(VendorTokens, LookAlikesAreNot) {
+  for (const char* line :
+       {"pip install scikit-learn sk-learn-compat", "task-0123456789abcdef0123456789abcdef",
+        "desk-ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJ", "sk-short1", "--sk-proj-name=llama",
+        "xoxb-short", "glpat-", "pypi-simple-index-mirror-of-the-cluster-proxy-server-x",
+        "sk-abcdefghijklmnopqrstuvwxyzabcdefghijkl"}) {
+    EXPECT_TRUE(All(line).empty()) << line;
+  }
+}
+
+TEST(VendorTokens, JwtsAndWebhooks) {
+  const std::string jwt =
+      "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzeXN0ZW06c2EiLCJleHAiOjE3MDB9."
+      "Qm7Xv2Lp9RtY4wZk8NcB3dFhJ6sG1aE5uI0oP";
+  EXPECT_EQ(All("k8s token " + jwt + " expires"), One(kRedactVendorToken, jwt));
+  // Not a JWT: one part only, or a base64 run that starts with eyJ inside a word.
+  EXPECT_TRUE(All("cache key eyJhbGciOiJSUzI1NiJ9 hit").empty());
+  EXPECT_TRUE(All("blob=AeyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0").size() <= 1u);
+  const std::string slack_path = "T0123ABCD/B0456EFGH/Qm7Xv2Lp9RtY4wZk8NcB3dFh";
+  EXPECT_EQ(All("SLACK_HOOK=https://hooks.slack.com/services/" + slack_path + " set"),
+            One(kRedactVendorToken, slack_path));
+  const std::string discord = "112233445566778899/Zp4Lq8Wm2Xv6Nc0Rt5Yb9Kd3Hf7Js1Ga";
+  EXPECT_EQ(All("notify https://discord.com/api/webhooks/" + discord),
+            One(kRedactVendorToken, discord));
+  EXPECT_TRUE(All("see https://hooks.slack.com/services/ for setup").empty());
+}
+
+TEST(PrivateKeys, Base64EncodedPemAndQuotedMarkers) {
+  const std::string b64 = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1JSUV2UUlCQURBTkJna3Foa2lH";
+  EXPECT_EQ(All("    kubectl get secret x -o yaml # " + b64), One(kRedactPrivateKey, b64));
+  const Hits yaml = All("    client-key-data: " + b64);
+  EXPECT_NE(
+      std::find(yaml.begin(), yaml.end(), std::make_pair(std::string(kRedactPrivateKey), b64)),
+      yaml.end());
+  // A marker quoted in an error message opens no block.
+  KeyScan s = ScanKey(
+      "ValueError: Could not deserialize key data. Expected '-----BEGIN PRIVATE KEY-----' header",
+      false);
+  EXPECT_TRUE(s.events.empty());
+  EXPECT_TRUE(s.hits.empty());
+  EXPECT_EQ(
+      ScanKey("key = \"-----BEGIN PRIVATE KEY-----\\nMIIEvQ\\n-----END PRIVATE KEY-----\"", false)
+          .events.size(),
+      2u);
+}
+
+TEST(NamedSecrets, ShortFormsAndKeysNamedForWhatTheyUnlock) {
+  for (const char* key :
+       {"DB_PASS", "MYSQL_PWD", "DS_SSH_PASS", "ENCRYPTION_KEY", "JWT_SIGNING_KEY", "AccountKey",
+        "AZURE_STORAGE_KEY", "client-key-data", "tls.key", "WANDB_KEY", "OPENAI_KEY", "NGC_KEY",
+        ".dockerconfigjson", "auth", "_auth"}) {
+    EXPECT_EQ(ClassifySecretKey(key), SecretKeyClass::kSecret) << key;
+  }
+  for (const char* key : {"forward_pass", "num_passes", "bypass", "ENCRYPTION_KEY_PATH", "author",
+                          "authors", "PWD_DIR"}) {
+    EXPECT_NE(ClassifySecretKey(key), SecretKeyClass::kSecret) << key;
+  }
+  EXPECT_EQ(Named("{\"auths\": {\"reg.example.com\": {\"auth\": \"dXNlcjpwYXNzMTIz\"}}}"),
+            One(kRedactNamedSecret, "dXNlcjpwYXNzMTIz"));
+  EXPECT_EQ(Named("AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4==;EndpointSuffix=core"),
+            One(kRedactNamedSecret, "Zm9vYmFyYmF6cXV4=="));
+}
+
 TEST(FindCaseless, LowerCapitalizedAndUpper) {
   EXPECT_EQ(FindCaseless("x bearer", "bearer", 0), 2u);
   EXPECT_EQ(FindCaseless("x Bearer", "bearer", 0), 2u);

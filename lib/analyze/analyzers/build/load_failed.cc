@@ -84,8 +84,13 @@ std::optional<Case> ReadCase(std::string_view detail) {
     return c;
   }
   if (const size_t at = detail.find(kCannotOpen); at != std::string_view::npos) {
+    // A library named by its path is a file that does not exist: a build
+    // that did not produce it (build.extension_failed), not a library the
+    // loader could not find on its path.
+    const std::string_view named = TokenBefore(detail, at);
+    if (named.find('/') != std::string_view::npos) return std::nullopt;
     c.kind = Kind::kMissingLibrary;
-    c.library = std::string(Basename(TokenBefore(detail, at)));
+    c.library = std::string(Basename(named));
     return c.library.empty() ? std::nullopt : std::optional<Case>(c);
   }
   if (const size_t at = detail.find(kVersionQuote); at != std::string_view::npos) {
@@ -105,9 +110,9 @@ std::optional<Case> ReadCase(std::string_view detail) {
 // soname (cudart, cublas, cublasLt, nvrtc, cufft, curand, cusolver,
 // cusparse); "" for other libraries.
 std::string CudaMajorOf(std::string_view lib) {
-  for (std::string_view name : {"libcudart.so.", "libcublas.so.", "libcublasLt.so.", "libnvrtc.so.",
-                                "libcufft.so.", "libcurand.so.", "libcusolver.so.",
-                                "libcusparse.so."}) {
+  for (std::string_view name :
+       {"libcudart.so.", "libcublas.so.", "libcublasLt.so.", "libnvrtc.so.", "libcufft.so.",
+        "libcurand.so.", "libcusolver.so.", "libcusparse.so."}) {
     if (!lib.starts_with(name)) continue;
     std::string major;
     for (char ch : lib.substr(name.size())) {
