@@ -59,6 +59,39 @@ TEST(TaskLost, TaskNamedByTheOthersIsTheCulpritWithItsOwnLastLine) {
   EXPECT_NE(f.recommendation.find("OOM killer"), std::string::npos);
 }
 
+// Every task finished; task 2 was late to the shutdown barrier. A warning,
+// and an error again as soon as any other coordination error is in the run.
+TEST(TaskLost, OnlyTheShutdownBarrierFailedIsAWarning) {
+  DistBundle b;
+  int64_t file[4];
+  for (int t = 0; t < 4; ++t) {
+    const std::string host = "tpu-vm-" + std::to_string(t);
+    file[t] = b.File("logs/" + host + "/worker.log", host, std::nullopt,
+                     "worker_" + std::to_string(t), 2100, kT0 + 30'000'000);
+  }
+  for (int t : {0, 1, 3}) {
+    DistEvent& e = b.Event(DistKind::kJaxCoordination, file[t], 2000 + t);
+    e.detail =
+        "shutdown: Failed to disconnect from coordination service with status: "
+        "DEADLINE_EXCEEDED: Barrier timed out. Id: Shutdown::4761";
+    e.seq = 2;
+    e.ts_us = kT0 + t;
+  }
+  const auto fs = b.Run();
+  ASSERT_EQ(Codes(fs), std::vector<std::string>{"hang.task_lost"});
+  EXPECT_EQ(fs[0].severity, Severity::kWarning);
+  EXPECT_EQ(fs[0].culprits, (std::vector<Culprit>{Task("tpu-vm-2", 2)}));
+  EXPECT_NE(fs[0].summary.find("Only the shutdown barrier failed"), std::string::npos)
+      << fs[0].summary;
+  DistEvent& hb = b.Event(DistKind::kJaxCoordination, file[0], 1900);
+  hb.detail = "heartbeat: Task /job:jax_worker/replica:0/task:2 heartbeat timeout.";
+  hb.seq = 2;
+  const auto gs = b.Run();
+  ASSERT_EQ(Codes(gs), std::vector<std::string>{"hang.task_lost"});
+  EXPECT_EQ(gs[0].severity, Severity::kError);
+  EXPECT_EQ(gs[0].summary.find("Only the shutdown barrier failed"), std::string::npos);
+}
+
 TEST(TaskLost, HostFromTheRankMapWhenNoFileIsAttributedToTheTask) {
   DistBundle b;
   const int64_t log = b.File("coordinator.log", "host-a");

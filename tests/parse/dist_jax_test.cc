@@ -133,6 +133,31 @@ TEST(DistJax, ShutdownAndRpcFailures) {
   for (const auto& r : rows) EXPECT_FALSE(r.rank.has_value());
 }
 
+// The shutdown barrier's list names tasks late to leave: category shutdown,
+// also when the list header comes on a line after the barrier's id.
+TEST(DistJax, ShutdownBarrierListsAndOlderClientHeartbeats) {
+  const auto rows = Read({
+      "Failed to disconnect from coordination service with status: DEADLINE_EXCEEDED: Barrier "
+      "timed out. Id: Shutdown::4761239804573923. # of tasks that reached the barrier: 3/4.",
+      "The first task at the barrier: /job:jax_worker/replica:0/task:0. Some timed out task "
+      "names:",
+      "/job:jax_worker/replica:0/task:2",
+      "Terminating process because of missing heartbeat response from the coordinator. This most "
+      "likely indicates that the coordinator task died.",
+      "Terminating process because the coordinator detected missing heartbeats. This most likely "
+      "indicates that another task died.",
+  });
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(Category(rows[0]), "shutdown");
+  EXPECT_EQ(Category(rows[1]), "shutdown");
+  EXPECT_EQ(rows[1].line_no, 3);
+  EXPECT_EQ(rows[1].seq.value_or(-1), 2);
+  EXPECT_EQ(Category(rows[2]), "heartbeat");
+  EXPECT_EQ(rows[2].seq.value_or(-1), 0);  // the coordinator
+  EXPECT_EQ(Category(rows[3]), "heartbeat");
+  EXPECT_FALSE(rows[3].seq.has_value());
+}
+
 TEST(DistJax, ListsStayWithTheProcessThatPrintedThem) {
   const auto rows = Read({
       "host-a: The following tasks are unhealthy (stopped sending heartbeats):",

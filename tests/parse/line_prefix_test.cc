@@ -288,6 +288,23 @@ TEST(LinePrefix, Glog) {
   EXPECT_EQ(Msg(line, p), "started");
 }
 
+// absl-py (JAX, orbax, MaxText) prints Python's thread ident, 15 digits,
+// where C++ glog prints the thread id: the header is read, the ident is no
+// pid.
+TEST(LinePrefix, GlogFromAbslPyWithALongThreadIdent) {
+  const std::string_view line =
+      "I1203 10:17:26.461198 140144586008614 checkpoint_manager.py:1283] [process=5] Saving "
+      "checkpoint at step 1000";
+  const LinePrefix p = Parse(line, 2026);
+  EXPECT_EQ(p.wrappers, kWrapGlog);
+  EXPECT_EQ(p.level, Level::kInfo);
+  EXPECT_NE(p.ts_us, kNoTimestamp);
+  EXPECT_EQ(p.pid, -1);
+  EXPECT_EQ(Msg(line, p), "[process=5] Saving checkpoint at step 1000");
+  // A run of digits longer than any ident is no thread id.
+  ExpectNoWrapper("I1203 10:17:26.461198 1401445860086141234567 f.py:1] x");
+}
+
 TEST(LinePrefix, GlogLevels) {
   EXPECT_EQ(Parse("W1129 09:21:26.123456 1 f.cc:1] x").level, Level::kWarning);
   EXPECT_EQ(Parse("E1129 09:21:26.123456 1 f.cc:1] x").level, Level::kError);

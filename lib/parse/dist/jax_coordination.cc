@@ -206,7 +206,22 @@ class JaxCoordinationFamily : public DistFamily {
 
   void Classify(const LineRecord& line, std::string_view msg, const DistEmitter& out) {
     int listed = ReadList(line, msg, out, kUnhealthy, "unhealthy");
-    listed += ReadList(line, msg, out, kTimedOutNames, "barrier");
+    // The shutdown barrier (its id "Shutdown::...", or the agent's "Failed to
+    // disconnect" around it) names the tasks late to leave a job that may
+    // have finished: a category of its own.
+    // The status may wrap: the list header can come a few lines after the
+    // barrier's id, printed by the same process.
+    bool shutdown = Contains(msg, "Shutdown::") || Contains(msg, "hutdown barrier") ||
+                    Contains(msg, "Failed to disconnect from coordination service");
+    if (shutdown) {
+      shutdown_line_ = line.line_no;
+      shutdown_rank_ = line.rank;
+      shutdown_host_ = std::string(line.host);
+    } else {
+      shutdown = shutdown_line_ > 0 && line.line_no - shutdown_line_ <= kShutdownWrapLines &&
+                 line.rank == shutdown_rank_ && line.host == shutdown_host_;
+    }
+    listed += ReadList(line, msg, out, kTimedOutNames, shutdown ? "shutdown" : "barrier");
     // This process gives up: always its own event, with no task.
     if (Contains(msg, kTerminating)) {
       Emit(line, out, Detail("terminating", msg), -1);
@@ -227,6 +242,17 @@ class JaxCoordinationFamily : public DistFamily {
                (at = msg.find("Heartbeat: Incarnation ID mismatch")) != kNpos) {
       category = "heartbeat";
       task = FirstTask(msg, 0, at);
+    } else if (Contains(msg, "missing heartbeat response from the coordinator")) {
+      // Older jaxlib's client (xla/pjrt/distributed/client.cc): "Terminating
+      // process because of missing heartbeat response from the coordinator.
+      // This most likely indicates that the coordinator task died": the
+      // coordinator is task 0.
+      category = "heartbeat";
+      task = 0;
+    } else if (Contains(msg, "the coordinator detected missing heartbeats")) {
+      // "... because the coordinator detected missing heartbeats. This most
+      // likely indicates that another task died": which one, it does not say.
+      category = "heartbeat";
     } else if (Contains(msg, "Polled an error from coordination service")) {
       category = "polled_error";
     } else if (Contains(msg, "Failed to disconnect from coordination service") ||
@@ -261,6 +287,11 @@ class JaxCoordinationFamily : public DistFamily {
     Emit(line, out, Detail(category, msg), task);
   }
 
+  // The last line of a shutdown barrier's status, and its process.
+  static constexpr int64_t kShutdownWrapLines = 8;
+  int64_t shutdown_line_ = 0;
+  int32_t shutdown_rank_ = -1;
+  std::string shutdown_host_;
   // An open task list: its header's detail and the wrappers of its lines.
   std::string list_detail_;
   int list_lines_left_ = 0;

@@ -119,14 +119,18 @@ size_t PostTimeLevel(std::string_view s, size_t i, Wrapper& w) {
 }
 
 // After a glog time: blanks, an optional thread id, the source location.
-// Returns the offset after "file.cc:12] " or 0.
+// Returns the offset after "file.cc:12] " or 0. C++ glog prints the kernel's
+// thread id (the pid for the main thread); absl-py (JAX, orbax, MaxText)
+// prints Python's threading.get_ident(), a 15-digit address, which names
+// no process and is not kept.
 size_t GlogTail(std::string_view s, size_t i, Wrapper& w) {
   if (!At(s, i, ' ')) return 0;
   i = SkipSpaces(s, i);
+  constexpr size_t kMaxThreadIdent = 18;
   uint64_t tid;
-  const size_t n = ReadUint(s, i, kMaxPid, &tid);
+  const size_t n = ReadUint(s, i, kMaxThreadIdent, &tid);
   if (n && At(s, i + n, ' ')) {
-    w.pid = static_cast<int64_t>(tid);
+    if (n <= kMaxPid) w.pid = static_cast<int64_t>(tid);
     i = SkipSpaces(s, i + n);
   }
   const size_t e = SourceLocEnd(s, i);

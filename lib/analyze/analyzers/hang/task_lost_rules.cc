@@ -74,6 +74,10 @@ int64_t FirstTs(const std::vector<const DistEvent*>& lines) {
 
 }  // namespace
 
+const char kShutdownOnlyNote[] =
+    " Only the shutdown barrier failed (every coordination error is of the job's exit): the "
+    "tasks had finished their work and the named one was late to leave, so this is a warning.";
+
 std::string JaxTaskName(int64_t task) { return "jax_worker/" + std::to_string(task); }
 
 std::vector<Finding> TaskLostFindings(const DistContext& ctx) {
@@ -83,6 +87,12 @@ std::vector<Finding> TaskLostFindings(const DistContext& ctx) {
   }
   if (coord.empty()) return {};
   std::sort(coord.begin(), coord.end(), Before);
+  // Only the shutdown barrier failed: the tasks had finished their work and
+  // one was late to leave (a slow exit, a final checkpoint). Worth a look,
+  // not the run's failure.
+  const bool shutdown_only = std::all_of(coord.begin(), coord.end(), [](const DistEvent* e) {
+    return e->detail && e->detail->starts_with("shutdown:");
+  });
   const TaskFiles files(ctx.in);
 
   Finding f;
@@ -174,7 +184,8 @@ std::vector<Finding> TaskLostFindings(const DistContext& ctx) {
       for (size_t i = 0; i < also.size(); ++i) s += (i ? ", " : "") + also[i];
       s += ".";
     }
-    f.summary = s;
+    f.summary = s + (shutdown_only ? kShutdownOnlyNote : "");
+    if (shutdown_only) f.severity = Severity::kWarning;
     f.evidence = ev.Take();
     return {f};
   }
@@ -260,7 +271,8 @@ std::vector<Finding> TaskLostFindings(const DistContext& ctx) {
     s += " reported no coordination error while " + Count(coord_hosts.size(), "host", "hosts") +
          " did: a task that is killed or preempted says nothing.";
     for (const std::string& n : notes) s += " " + n;
-    f.summary = s;
+    f.summary = s + (shutdown_only ? kShutdownOnlyNote : "");
+    if (shutdown_only) f.severity = Severity::kWarning;
     f.evidence = ev.Take();
     return {f};
   }
@@ -280,7 +292,8 @@ std::vector<Finding> TaskLostFindings(const DistContext& ctx) {
       s += ", " + DurationText(second_ts - first_ts) + " before the next host";
     s += ".";
   }
-  f.summary = s;
+  f.summary = s + (shutdown_only ? kShutdownOnlyNote : "");
+  if (shutdown_only) f.severity = Severity::kWarning;
   f.evidence = ev.Take();
   return {f};
 }
