@@ -93,6 +93,10 @@ TEST(NumericRules, AGradNormFiniteAgainIsASkippedStep) {
   EXPECT_TRUE(AnalyzeCurve(g, kGradNorm, Points({3.9, 3.7, 3.6, inf})).first_bad);
   // The loss itself is never excused.
   EXPECT_TRUE(AnalyzeCurve(g, kLoss, Points({2.0, kNan, 1.9})).first_bad);
+  // An eval loss printed as nan until the first evaluation, then finite: no
+  // divergence; nan from some evaluation to the end is one.
+  EXPECT_FALSE(AnalyzeCurve(g, kEvalLoss, Points({kNan, kNan, 3.1, 2.9})).first_bad);
+  EXPECT_TRUE(AnalyzeCurve(g, kEvalLoss, Points({kNan, 3.1, 2.9, kNan})).first_bad);
 }
 
 TEST(NumericRules, ZeroLossAfterNormalValues) {

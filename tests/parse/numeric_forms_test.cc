@@ -116,6 +116,18 @@ TEST(MetricForms, Megatron) {
   EXPECT_EQ(*r.m.step, 88);
   EXPECT_EQ(r.Text(kRerunCheck), "inf");
 
+  // The assertion of Megatron-core before the rerun state machine.
+  r = ReadLine(
+      "AssertionError: Rank 13: found NaN in local grad norm in backward pass before "
+      "data-parallel communication collective. Device: 5, node: h100-a02");
+  EXPECT_EQ(r.form, "megatron_nan_assert");
+  EXPECT_EQ(r.m.named_rank, 13);
+  EXPECT_EQ(r.Text(kRerunCheck), "nan");
+  r = ReadLine("AssertionError: Rank 2: found Inf in local grad norm in backward pass");
+  EXPECT_EQ(r.form, "megatron_nan_assert");
+  EXPECT_EQ(r.Text(kRerunCheck), "inf");
+  EXPECT_EQ(ReadLine("found no NaN in local grad norm, all good").form, "");
+
   // Its follow-up message names no result in that shape.
   r = ReadLine(
       "Rank 5, node gpu-a-04, device 1, iteration #2741: First rerun: unexpected result "
@@ -185,6 +197,13 @@ TEST(MetricForms, KeyValueText) {
                      "train_loss_epoch=2.310]")
                 .form,
             "");
+
+  // NeMo names the data-parallel mean "reduced_train_loss"; its step is a
+  // float.
+  r = ReadLine(
+      "Epoch 0: :  12%|#2        | 1520/12500 [24:49<3:02:15, reduced_train_loss=nan, "
+      "global_step=1519.0, consumed_samples=778240.0, train_step_timing in s=0.980]");
+  EXPECT_EQ(r.Text(kLoss), "nan");
 
   r = ReadLine("Step [300/1000] train_loss: 1.25e+00 val loss = 1.3 grad norm: Infinity");
   EXPECT_EQ(*r.m.step, 300);

@@ -50,6 +50,8 @@ const WordAlias kWords[] = {
     // epoch mean ("train_loss_epoch") is not a step's value.
     {"train_loss_step", WordRole::kLoss},
     {"loss_step", WordRole::kLoss},
+    // NeMo's progress bar: the loss averaged over the data-parallel ranks.
+    {"reduced_train_loss", WordRole::kLoss},
     {"eval_loss", WordRole::kEvalLoss},
     {"val_loss", WordRole::kEvalLoss},
     {"valid_loss", WordRole::kEvalLoss},
@@ -73,7 +75,7 @@ const WordAlias kWords[] = {
     {"norm", WordRole::kNormAfterGrad},  // "grad norm"
 };
 
-constexpr size_t kMaxWord = 16;
+constexpr size_t kMaxWord = 18;
 
 // The letters key words begin with (folded to lower case); WordTable
 // checks at start-up that every alias begins with one of them.

@@ -109,6 +109,26 @@ bool ParseMegatronRerun(std::string_view s, size_t at, uint32_t, LineMetrics* ou
   return true;
 }
 
+// Megatron-core before the rerun state machine asserts instead: "Rank 13:
+// found NaN in local grad norm in backward pass before data-parallel
+// communication collective. Device: 5, node: h100-a02" (also "found Inf").
+// `at` is past the anchor " in local grad norm"; the value is the word
+// before it.
+bool ParseMegatronNanAssert(std::string_view s, size_t at, uint32_t, LineMetrics* out) {
+  constexpr std::string_view kAnchor = " in local grad norm";
+  if (at < kAnchor.size() + 9) return false;
+  const size_t word = at - kAnchor.size() - 3;  // "NaN" / "Inf"
+  if (s.substr(word - 6, 6) != "found ") return false;
+  MetricValue v;
+  if (ReadValueAt(s, word, &v) != word + 3) return false;
+  const size_t rank_at = s.rfind("Rank ", word);
+  int64_t n = 0;
+  if (rank_at == kNpos || !ReadCount(s, rank_at + 5, &n) || n > INT32_MAX) return false;
+  out->named_rank = static_cast<int32_t>(n);
+  out->Add(kRerunCheck, v);
+  return true;
+}
+
 struct FieldAlias {
   std::string_view key;  // lower case, as Megatron prints it
   const char* name;
@@ -279,6 +299,9 @@ const MetricForm kForms[] = {
      "Unexpected result nan on rank 5 at iteration #3100 invocation #1 (message='found NaN in "
      "local grad norm for bucket #0 in backward pass before data-parallel communication "
      "collective')"},
+    {"megatron_nan_assert", kHitNan | kHitInf, 0, " in local grad norm", ParseMegatronNanAssert,
+     "AssertionError: Rank 13: found NaN in local grad norm in backward pass before data-parallel "
+     "communication collective. Device: 5, node: h100-a02"},
     {"megatron_validation", kHitLoss, kHitBar, "validation loss at iteration",
      ParseMegatronValidation,
      " validation loss at iteration 500 on validation set | lm loss value: 2.105E+00 | lm loss "

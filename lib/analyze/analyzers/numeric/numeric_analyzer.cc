@@ -59,7 +59,7 @@ class NumericAnalyzer : public Analyzer {
   const AnalyzerInfo& info() const override {
     static const AnalyzerInfo kInfo{
         numeric::kAnalyzerName,
-        "2",
+        "3",
         "Numeric failures of mixed-precision training: overflowing modules, NaN loss, loss "
         "spikes, fp16 loss-scale collapse, bf16 models trained in fp16",
         {"numeric.overflow", "numeric.nan_loss", "numeric.loss_spike",

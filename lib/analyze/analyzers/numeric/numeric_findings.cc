@@ -276,7 +276,11 @@ std::optional<Finding> BuildNanLoss(const NumericFacts& facts, const EvidenceFn&
     } else if (line.text.find("loss") != std::string::npos) {
       what = "a NaN in the loss";
     }
-    s = "Megatron's rerun state machine found " + what + " on " + WhoText(lead->who) +
+    // The rerun state machine, or the assertion of Megatron-core before it.
+    const bool assertion = lead->form == "megatron_nan_assert";
+    s = std::string(assertion ? "Megatron's NaN check found "
+                              : "Megatron's rerun state machine found ") +
+        what + " on " + WhoText(lead->who) +
         (lead_point->step ? " at iteration " + std::to_string(*lead_point->step) : "") + " (" +
         At(path, lead->file_id, lead_point->line_no) + ").";
     if (culprits.size() > 1) {

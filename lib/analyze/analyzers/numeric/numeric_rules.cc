@@ -130,9 +130,12 @@ CurveFacts AnalyzeCurve(const MetricGroup& g, const std::string& name,
   // norm that stays so to the end of the series is a divergence (a log
   // every N steps, trainer_state.json's log_history, may hold one point of
   // it). A run whose weights went nan shows it in the loss as well.
+  // The same for an eval loss: scripts print "val_loss nan" as a
+  // placeholder until the first evaluation, and one bad eval batch is not a
+  // diverged model; one that diverged stays non-finite.
   // Non-finite points before this index are skipped steps.
   size_t skipped_before = 0;
-  if (name == kGradNorm) {
+  if (name == kGradNorm || name == kEvalLoss) {
     for (size_t j = points.size(); j-- > 0;) {
       if (points[j].finite()) {
         skipped_before = j;
