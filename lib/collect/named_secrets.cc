@@ -69,7 +69,8 @@ class KeyWords {
 
 // A cheap first test, run before every '=' and ':' of a log: each secret
 // word holds a 'k' (token, apikey, accesskey, privatekey) or a 'w'
-// (password, passwd, pwd) or starts "secr", "cred", "pass" or "auth".
+// (password, passwd, pwd) or starts "secr", "cred", "pass", "auth" or
+// "sign".
 bool MayNameSecret(std::string_view key) {
   for (size_t i = 0; i < key.size(); ++i) {
     char c = AsciiLower(key[i]);
@@ -82,6 +83,7 @@ bool MayNameSecret(std::string_view key) {
     if ((c == 's' || c == 'c') && i + 4 <= key.size()) {
       char c1 = AsciiLower(key[i + 1]), c2 = AsciiLower(key[i + 2]), c3 = AsciiLower(key[i + 3]);
       if (c == 's' && c1 == 'e' && c2 == 'c' && c3 == 'r') return true;
+      if (c == 's' && c1 == 'i' && c2 == 'g' && c3 == 'n') return true;  // X-Amz-Signature
       if (c == 'c' && c1 == 'r' && c2 == 'e' && c3 == 'd') return true;
     }
   }
@@ -174,35 +176,37 @@ SecretKeyClass ClassifySecretKey(std::string_view key) {
   // .dockerconfigjson, WANDB_KEY).
   // ("forward_pass", "second_pass" name a pass of a computation.)
   const std::string_view last = words.word(words.count() - 1);
-  if (last == "pwd" || (last == "pass" &&
-                        (words.count() == 1 ||
-                         !OneOf(words.word(words.count() - 2),
-                                {"forward", "backward", "first", "second", "third", "last", "multi",
-                                 "single", "one", "two", "num", "by", "full", "each"})))) {
+  if (last == "pwd" || last == "auth" ||
+      (last == "pass" && (words.count() == 1 || !OneOf(words.word(words.count() - 2),
+                                                       {"forward", "backward", "first", "second",
+                                                        "third", "last", "multi", "single", "one",
+                                                        "two", "num", "by", "full", "each"})))) {
     return SecretKeyClass::kSecret;
   }
-  for (std::string_view k : {"encryptionkey", "signingkey", "accountkey", "storagekey", "masterkey",
-                             "sessionkey", "clientkeydata", "tlskey", "authkey", "licensekey",
-                             "wandbkey", "openaikey", "ngckey", "dockerconfigjson"}) {
+  for (std::string_view k :
+       {"encryptionkey", "signingkey", "accountkey", "storagekey", "masterkey", "sessionkey",
+        "clientkeydata", "tlskey", "authkey", "licensekey", "wandbkey", "openaikey", "ngckey",
+        "dockerconfigjson", "amzsignature", "googsignature"}) {
     if (words.Has(k)) return SecretKeyClass::kSecret;
   }
   for (size_t i = 0; i < words.count(); ++i) {
     if (!IsTokenWord(words.word(i))) continue;
-    if (OneOf(
-            words.word(i + 1),
-            {"id",        "ids",       "type",       "types",   "index",    "indices", "idx",
-             "count",     "counts",    "num",        "len",     "length",   "limit",   "limits",
-             "size",      "budget",    "usage",      "per",     "rate",     "pos",     "position",
-             "positions", "embedding", "embeddings", "logprob", "logprobs", "prob",    "probs",
-             "str",       "string",    "text",       "map",     "mapping",  "dict",    "vocab"})) {
+    if (OneOf(words.word(i + 1),
+              {"id",        "ids",       "type",       "types",   "index",    "indices", "idx",
+               "count",     "counts",    "num",        "len",     "length",   "limit",   "limits",
+               "size",      "budget",    "usage",      "per",     "rate",     "pos",     "position",
+               "positions", "embedding", "embeddings", "logprob", "logprobs", "prob",    "probs",
+               "str",       "string",    "text",       "map",     "mapping",  "dict",    "vocab",
+               "drop",      "dispatcher"})) {
       continue;
     }
     if (i > 0 && OneOf(words.word(i - 1),
-                       {"pad",     "bos",        "eos",        "unk",   "sep", "cls",   "mask",
-                        "special", "added",      "additional", "start", "end", "stop",  "image",
-                        "video",   "audio",      "max",        "min",   "num", "total", "n",
-                        "next",    "prev",       "first",      "last",  "new", "input", "output",
-                        "prompt",  "completion", "generated",  "sample"})) {
+                       {"pad",     "bos",        "eos",        "unk",    "sep", "cls",   "mask",
+                        "special", "added",      "additional", "start",  "end", "stop",  "image",
+                        "video",   "audio",      "max",        "min",    "num", "total", "n",
+                        "next",    "prev",       "first",      "last",   "new", "input", "output",
+                        "prompt",  "completion", "generated",  "sample", "eot", "eop",   "eom",
+                        "prefix",  "middle",     "suffix",     "think",  "fim"})) {
       continue;
     }
     return SecretKeyClass::kToken;
@@ -393,6 +397,16 @@ void MatchFlagValueAt(std::string_view text, size_t d, SecretMatches& out) {
   while (key_end < n && key_end - key_begin <= kMaxKeyBytes && IsKeyChar(text[key_end])) ++key_end;
   if (key_end >= n || !IsBlank(text[key_end])) return;  // --key=value is an assignment
   const std::string_view key = text.substr(key_begin, key_end - key_begin);
+  if (key == "user" && text.substr(0, d).find("curl") != kNpos) {
+    // curl's "--user name:PASSWORD".
+    const size_t v = SkipBlanks(text, key_end, 16);
+    size_t e = v;
+    while (e < n && !IsBlank(text[e]) && text[e] != '\'' && text[e] != '"') ++e;
+    const size_t colon = text.substr(v, e - v).find(':');
+    if (colon != kNpos && v + colon + 1 < e && text[v + colon + 1] != '$')
+      out.push_back({d, v + colon + 1, e, kRedactNamedSecret});
+    return;
+  }
   const SecretKeyClass key_class = ClassifySecretKey(key);
   if (key_class == SecretKeyClass::kNone) return;
   size_t v = SkipBlanks(text, key_end, 16);

@@ -284,6 +284,7 @@ constexpr size_t kMaxSchemeBytes = 32;
 // (and a longer authority is surely not one).
 constexpr size_t kMaxAuthorityBytes = 8192;
 
+bool IsVendorTokenChar(char c) { return IsWordChar(c) || c == '-'; }
 bool IsSchemeChar(char c) { return IsAsciiAlnum(c) || c == '+' || c == '.' || c == '-'; }
 
 bool EndsAuthority(char c) {
@@ -323,15 +324,55 @@ void MatchUrlPasswordAt(std::string_view text, size_t p, SecretMatches& out) {
   // The last '@' ends the userinfo: an unencoded '@' in a password is a
   // mistake people make, and the host never holds one.
   size_t at = authority.rfind('@');
-  if (at == kNpos) return;
+  if (at == kNpos) {
+    // A password with an unencoded '/', '?' or '#' ends the authority
+    // early: read on to the end of the URL for "user:pass@host", with a
+    // user free of those bytes and a password that is not a port and path
+    // ("host:8080/p?mail=a@b").
+    size_t url_end = end;
+    while (url_end < text.size() && url_end - start < kMaxAuthorityBytes &&
+           !IsBlank(text[url_end]) && text[url_end] != '"' && text[url_end] != '\'' &&
+           text[url_end] != '<' && text[url_end] != '>' && text[url_end] != '\r' &&
+           text[url_end] != '\n' && text[url_end] != '`' && text[url_end] != '\\')
+      ++url_end;
+    const std::string_view url = text.substr(start, url_end - start);
+    const size_t far_at = url.rfind('@');
+    const size_t colon = url.find(':');
+    if (far_at == kNpos || colon == kNpos || colon > far_at || far_at + 1 >= url.size() ||
+        !(IsAsciiAlnum(url[far_at + 1]) || url[far_at + 1] == '['))
+      return;
+    const std::string_view user = url.substr(0, colon);
+    if (user.find_first_of("/?#@") != kNpos) return;
+    const std::string_view password = url.substr(colon + 1, far_at - colon - 1);
+    size_t digits = 0;
+    while (digits < password.size() && IsAsciiDigit(password[digits])) ++digits;
+    if (password.empty() || (digits > 0 && digits < password.size() && password[digits] == '/') ||
+        IsShellReference(password))
+      return;
+    out.push_back({s, start + colon + 1, start + far_at, kRedactUrlPassword});
+    return;
+  }
   size_t colon = authority.find(':');
-  if (colon == kNpos || colon > at) return;
+  if (colon == kNpos || colon > at) {
+    // A token given as the user, with no password (git over https with a
+    // 40-hex OAuth token, a Sentry DSN's key): a long run of token bytes
+    // with both letters and digits; user names are shorter or dotted.
+    const std::string_view user = authority.substr(0, at);
+    if (user.size() < 20 || colon != kNpos) return;
+    bool digit = false, alpha = false;
+    for (char c : user) {
+      if (!IsVendorTokenChar(c)) return;
+      digit |= IsAsciiDigit(c);
+      alpha |= IsAsciiAlpha(c);
+    }
+    if (digit && alpha) out.push_back({s, start, start + at, kRedactUrlPassword});
+    return;
+  }
   std::string_view password = authority.substr(colon + 1, at - colon - 1);
   if (password.empty() || IsShellReference(password)) return;
   out.push_back({s, start + colon + 1, start + at, kRedactUrlPassword});
 }
 
-bool IsVendorTokenChar(char c) { return IsWordChar(c) || c == '-'; }
 bool IsBase64Char(char c) { return IsAsciiAlnum(c) || c == '+' || c == '/' || c == '='; }
 
 // At the '-' after a vendor's token prefix: "sk-" (OpenAI's sk-..., sk-proj-...,
@@ -385,6 +426,89 @@ void MatchJwtAt(std::string_view text, size_t j, SecretMatches& out) {
   out.push_back({s, s, end, kRedactVendorToken});
 }
 
+// At the 'w' of "password" in a .netrc (where `wandb login` and
+// huggingface-cli keep their keys): "password VALUE" alone on its line, or
+// after "machine HOST login USER" on the same line. Only where the line is
+// netrc's own ("machine ", "default ", or the word first), so prose with
+// "password" in it stays.
+void MatchNetrcPasswordAt(std::string_view text, size_t w, bool text_starts_line,
+                          SecretMatches& out) {
+  if (w < 4 || !HasAt(text, w - 4, "password") || w + 4 >= text.size() || !IsBlank(text[w + 4]))
+    return;
+  const size_t word = w - 4;
+  if (word > 0 && !IsBlank(text[word - 1])) return;
+  size_t line = word;
+  while (line > 0 && text[line - 1] != '\n') --line;
+  if (line == 0 && !text_starts_line) return;
+  size_t first = line;
+  while (first < word && IsBlank(text[first])) ++first;
+  if (first != word && !HasAt(text, first, "machine ") && !HasAt(text, first, "default ")) return;
+  size_t v = word + 8;
+  while (v < text.size() && IsBlank(text[v])) ++v;
+  size_t e = v;
+  while (e < text.size() && !IsBlank(text[e]) && text[e] != '\r' && text[e] != '\n') ++e;
+  if (e == v || IsShellReference(text.substr(v, e - v))) return;
+  out.push_back({line, v, e, kRedactNamedSecret});
+}
+
+// The word at `v` (after blanks), quoted or not: [begin, end), or an empty
+// range.
+std::pair<size_t, size_t> WordAt(std::string_view text, size_t v) {
+  while (v < text.size() && IsBlank(text[v])) ++v;
+  if (v < text.size() && (text[v] == '\'' || text[v] == '"')) {
+    const size_t close = text.find(text[v], v + 1);
+    if (close == kNpos) return {v, v};
+    return {v + 1, close};
+  }
+  size_t e = v;
+  while (e < text.size() && !IsBlank(text[e]) && text[e] != '\r' && text[e] != '\n') ++e;
+  return {v, e};
+}
+
+// At the 'w' of "wandb login [--relogin] KEY": the key given on the
+// command line (40 hex digits, or longer for on-prem hosts).
+void MatchWandbLoginAt(std::string_view text, size_t w, SecretMatches& out) {
+  if (!HasAt(text, w, "wandb login ") || (w > 0 && IsWordChar(text[w - 1]))) return;
+  size_t v = w + 12;
+  for (;;) {
+    auto [b, e] = WordAt(text, v);
+    if (b == e) return;
+    if (text[b] == '-') {  // --relogin, --host=...
+      v = e;
+      continue;
+    }
+    if (e - b >= 32 && !IsShellReference(text.substr(b, e - b)))
+      out.push_back({w, b, e, kRedactNamedSecret});
+    return;
+  }
+}
+
+// At a single '-' of a short password flag of the tools that take one on
+// the command line: curl's "-u user:PASS", and "-p PASS" of sshpass, docker
+// login and twine (elsewhere -p is a port or a path). The line must name
+// the tool.
+void MatchShortPasswordFlagAt(std::string_view text, size_t d, SecretMatches& out) {
+  if (d + 2 >= text.size() || !IsBlank(text[d + 2]) || (d > 0 && !IsBlank(text[d - 1]))) return;
+  const char flag = text[d + 1];
+  if (flag != 'u' && flag != 'p') return;
+  size_t line = d;
+  while (line > 0 && text[line - 1] != '\n') --line;
+  const std::string_view before = text.substr(line, d - line);
+  auto [b, e] = WordAt(text, d + 2);
+  if (b == e || text[b] == '-' || IsShellReference(text.substr(b, e - b))) return;
+  if (flag == 'u') {
+    if (before.find("curl") == kNpos) return;
+    const size_t colon = text.substr(b, e - b).find(':');
+    if (colon == kNpos || b + colon + 1 >= e) return;
+    out.push_back({d, b + colon + 1, e, kRedactNamedSecret});
+    return;
+  }
+  if (before.find("sshpass") == kNpos && before.find("docker login") == kNpos &&
+      before.find("twine") == kNpos)
+    return;
+  out.push_back({d, b, e, kRedactNamedSecret});
+}
+
 // At the 'S' of "LS0tLS1CRUdJTi", base64 of "-----BEGIN": a PEM block
 // stored base64-encoded (kubeconfig's client-key-data, a Kubernetes
 // secret's tls.key). Certificates encode the same way; a public
@@ -425,7 +549,7 @@ namespace {
 // The bytes FindSecrets stops at: each is the anchor of some checker.
 constexpr std::array<bool, 256> MakeTriggers() {
   std::array<bool, 256> t{};
-  for (unsigned char c : {'_', 'K', 'S', 'z', 'Z', 'b', 'B', ':', '=', '-', 'J'}) t[c] = true;
+  for (unsigned char c : {'_', 'K', 'S', 'z', 'Z', 'b', 'B', ':', '=', '-', 'J', 'w'}) t[c] = true;
   return t;
 }
 constexpr std::array<bool, 256> kTriggers = MakeTriggers();
@@ -449,6 +573,10 @@ void MatchAnyAt(std::string_view text, size_t i, bool text_starts_line, SecretMa
       break;
     case 'J':
       MatchJwtAt(text, i, out);
+      break;
+    case 'w':
+      MatchNetrcPasswordAt(text, i, text_starts_line, out);
+      MatchWandbLoginAt(text, i, out);
       break;
     case 'z':
       MatchGoogleApiKeyAt(text, i, out);
@@ -474,6 +602,7 @@ void MatchAnyAt(std::string_view text, size_t i, bool text_starts_line, SecretMa
         MatchFlagValueAt(text, i, out);
       } else {
         MatchVendorTokenAt(text, i, out);
+        MatchShortPasswordFlagAt(text, i, out);
       }
       break;
   }

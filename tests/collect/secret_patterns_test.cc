@@ -188,6 +188,23 @@ TEST(UrlPasswords, NoPasswordNoMatch) {
   EXPECT_TRUE(Scan("https://user:@host/", FindUrlPasswords).empty());
   EXPECT_TRUE(Scan("https://user:$PASSWORD@host/", FindUrlPasswords).empty());
   EXPECT_TRUE(Scan("file:///tmp/a:b@c", FindUrlPasswords).empty());
+  EXPECT_TRUE(Scan("see https://host:8080/p?mail=a@b.com", FindUrlPasswords).empty());
+  EXPECT_TRUE(Scan("https://firstname.lastname.of.someone@host/x", FindUrlPasswords).empty());
+}
+
+TEST(UrlPasswords, UnencodedBytesAndTokensAsTheUser) {
+  // '#', '/' and '?' in a password end the authority early: read on.
+  EXPECT_EQ(Scan("DB=postgres://reporter:Q7#ALt9x@db2:5432/runs", FindUrlPasswords),
+            One(kRedactUrlPassword, "Q7#ALt9x"));
+  EXPECT_EQ(Scan("redis://default:bMEq9P/YXLk+x==@redis:6379", FindUrlPasswords),
+            One(kRedactUrlPassword, "bMEq9P/YXLk+x=="));
+  // A token as the user, no password.
+  const std::string hex40 = "0f3a9c2e5b1d4f6078a9b0c1d2e3f4a5b6c7d8e9";
+  EXPECT_EQ(Scan("git clone https://" + hex40 + "@github.com/org/repo.git", FindUrlPasswords),
+            One(kRedactUrlPassword, hex40));
+  EXPECT_EQ(Scan("SENTRY_DSN=https://9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d@o4501.ingest.sentry.io/12",
+                 FindUrlPasswords),
+            One(kRedactUrlPassword, "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d"));
 }
 
 struct KeyScan {
@@ -533,8 +550,16 @@ TEST(VendorTokens, EveryPrefixAloneInProseAndUnderAnyKey) {
   EXPECT_EQ(All("posting to slack with " + slack), One(kRedactVendorToken, slack));
   EXPECT_EQ(All("git clone https://oauth2@gitlab.example.com/x.git # " + gitlab),
             One(kRedactVendorToken, gitlab));
-  EXPECT_EQ(All("docker login nvcr.io -u '$oauthtoken' -p " + ngc), One(kRedactVendorToken, ngc));
-  EXPECT_EQ(All("twine upload -u __token__ -p " + pypi + " dist/*"), One(kRedactVendorToken, pypi));
+  // On a command line the password flag claims the same bytes too.
+  const Hits docker = All("docker login nvcr.io -u '$oauthtoken' -p " + ngc);
+  EXPECT_NE(
+      std::find(docker.begin(), docker.end(), std::make_pair(std::string(kRedactVendorToken), ngc)),
+      docker.end());
+  const Hits twine = All("twine upload -u __token__ -p " + pypi + " dist/*");
+  EXPECT_NE(
+      std::find(twine.begin(), twine.end(), std::make_pair(std::string(kRedactVendorToken), pypi)),
+      twine.end());
+  EXPECT_EQ(All("export NGC=" + ngc), One(kRedactVendorToken, ngc));
 }
 
 TEST(VendorTokens, LookAlikesAreNot) {
@@ -598,6 +623,40 @@ TEST(NamedSecrets, ShortFormsAndKeysNamedForWhatTheyUnlock) {
             One(kRedactNamedSecret, "dXNlcjpwYXNzMTIz"));
   EXPECT_EQ(Named("AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4==;EndpointSuffix=core"),
             One(kRedactNamedSecret, "Zm9vYmFyYmF6cXV4=="));
+  // Tokenizer settings that name special tokens, and MoE token dropping.
+  for (const char* key : {"eot_token", "prefix_token", "middle_token", "suffix_token", "eop_token",
+                          "think_token", "moe-token-drop-policy", "moe_token_dispatcher_type"}) {
+    EXPECT_EQ(ClassifySecretKey(key), SecretKeyClass::kNone) << key;
+  }
+  EXPECT_EQ(ClassifySecretKey("X-Amz-Signature"), SecretKeyClass::kSecret);
+}
+
+TEST(NamedSecrets, PasswordsOnCommandLines) {
+  const std::string key = "e13519bad331045abe82ba53cce8cfd534153dfe";
+  EXPECT_EQ(All("+ wandb login " + key), One(kRedactNamedSecret, key));
+  EXPECT_EQ(All("wandb login --relogin " + key), One(kRedactNamedSecret, key));
+  EXPECT_TRUE(All("wandb login --relogin").empty());
+  EXPECT_EQ(All("curl -s -u svc:Adm1nPw9 https://x"), One(kRedactNamedSecret, "Adm1nPw9"));
+  EXPECT_EQ(All("curl --user admin:CurlPw4x https://nexus/"), One(kRedactNamedSecret, "CurlPw4x"));
+  EXPECT_TRUE(All("useradd --user alice:staff").empty());
+  EXPECT_EQ(All("sshpass -p 'Sup3rPw7' ssh node1"), One(kRedactNamedSecret, "Sup3rPw7"));
+  EXPECT_EQ(All("docker login registry.example.com -u bot -p Pw9Docker"),
+            One(kRedactNamedSecret, "Pw9Docker"));
+  // -p and -u of other tools are ports, paths, users.
+  EXPECT_TRUE(All("torchrun -p 29500 train.py").empty());
+  EXPECT_TRUE(All("ssh -p 2222 node1 && sudo -u ubuntu ls").empty());
+  EXPECT_EQ(ClassifySecretKey("REDIS_AUTH"), SecretKeyClass::kSecret);
+}
+
+TEST(NamedSecrets, NetrcPasswords) {
+  const std::string key = "8265c3a1f0e94b7d2c6a5e8f1b3d7c9e0a4f6b2d";
+  EXPECT_EQ(All("machine api.wandb.ai\n  login user\n  password " + key + "\n"),
+            One(kRedactNamedSecret, key));
+  EXPECT_EQ(All("machine huggingface.co login hf password Pw9xQ2rT"),
+            One(kRedactNamedSecret, "Pw9xQ2rT"));
+  // Prose keeps its words.
+  EXPECT_TRUE(All("Please enter your password below").empty());
+  EXPECT_TRUE(All("login failed: wrong password for user x").empty());
 }
 
 TEST(FindCaseless, LowerCapitalizedAndUpper) {
