@@ -48,6 +48,31 @@ TEST(DistCrashTraceback, OneEventOnTheExceptionLine) {
   EXPECT_FALSE(rows[0].rank.has_value());
 }
 
+// Python's own words for an exception the process survived: one in a
+// finaliser at exit, one that ended a thread. No crash; a traceback of the
+// same stream that comes later is one again.
+TEST(DistCrashTraceback, ExceptionsIgnoredOrInAThreadAreNoCrash) {
+  const auto rows = Feed({
+      "[rank0]:Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at "
+      "0x7f3a2c1d0e50>",
+      "[rank0]:Traceback (most recent call last):",
+      "[rank0]:  File \"/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py\", "
+      "line 1479, in __del__",
+      "[rank0]:    self._shutdown_workers()",
+      "[rank0]:AssertionError: can only join a child process",
+      "[rank1]:Exception in thread NetStatThr:",
+      "[rank1]:Traceback (most recent call last):",
+      "[rank1]:  File \"/usr/lib/python3.10/threading.py\", line 1016, in _bootstrap_inner",
+      "[rank1]:wandb.sdk.interface.router.MessageRouterClosedError",
+      "[rank0]:Traceback (most recent call last):",
+      "[rank0]:  File \"/work/train.py\", line 88, in <module>",
+      "[rank0]:RuntimeError: real failure",
+  });
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].line_no, 12);
+  EXPECT_EQ(rows[0].detail, "RuntimeError: real failure");
+}
+
 TEST(DistCrashTraceback, TwoRanksInterleavedLineByLine) {
   const auto rows = Feed({
       "[rank0]:Traceback (most recent call last):",

@@ -36,6 +36,7 @@ constexpr size_t npos = std::string_view::npos;
 
 bool MayBeFatal(std::string_view msg) {
   return msg.find("Traceback") != npos || msg.find("Fatal Python error") != npos ||
+         msg.find("Exception ignored in") != npos || msg.find("Exception in thread") != npos ||
          msg.find("Segmentation fault") != npos || msg.find("*** SIG") != npos ||
          msg.find("Caught signal") != npos || torch::ContainsAt(msg, "terminate called", 3) ||
          msg.find("what():") != npos || msg.find("Aborted") != npos;

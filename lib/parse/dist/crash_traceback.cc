@@ -79,7 +79,28 @@ bool TracebackTracker::AddLine(const LineRecord& line, const StreamView& stream,
   const bool opens = tb != npos && !(tb >= 6 && msg.substr(tb - 6, 6) == "Group ");
   auto it =
       std::find_if(open_.begin(), open_.end(), [&](const Open& t) { return t.key.Is(stream); });
+  if (!opens) {
+    // "Exception ignored in: <function X.__del__ ...>" (an exception in a
+    // finaliser or at interpreter exit) and "Exception in thread NAME:" (a
+    // thread died, the process did not): the traceback that follows is not
+    // where the process died.
+    std::string_view m = msg;
+    while (!m.empty() && IsBlank(m.front())) m.remove_prefix(1);
+    if (m.starts_with("Exception ignored in") || m.starts_with("Exception in thread ")) {
+      if (survivors_.size() >= kMaxSurvivors) survivors_.erase(survivors_.begin());
+      survivors_.emplace_back(StreamKey(stream), line.line_no);
+      return true;
+    }
+  }
   if (opens) {
+    bool survived = false;
+    for (auto s = survivors_.begin(); s != survivors_.end(); ++s) {
+      if (s->first.Is(stream)) {
+        survived = line.line_no - s->second <= kSurvivorReach;
+        survivors_.erase(s);
+        break;
+      }
+    }
     if (it != open_.end() && it->phase == Phase::kSeparator) {
       it->phase = Phase::kBody;
       it->opening = start(line);
@@ -103,6 +124,7 @@ bool TracebackTracker::AddLine(const LineRecord& line, const StreamView& stream,
     }
     t.opening = start(line);
     t.last_line = line.line_no;
+    t.survived = survived;
     open_.push_back(std::move(t));
     return true;
   }
@@ -151,6 +173,7 @@ bool TracebackTracker::AddLine(const LineRecord& line, const StreamView& stream,
 }
 
 void TracebackTracker::Close(Open& t, const Sink& emit) {
+  if (t.survived) return;
   if (t.exceptions == 0) {
     emit(std::move(t.opening));
     return;

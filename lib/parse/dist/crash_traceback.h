@@ -64,6 +64,9 @@ class TracebackTracker {
     // whole output, so its exception line is indented as much, and only a
     // deeper line is a frame.
     size_t indent = 0;
+    // Python printed "Exception ignored in: ..." or "Exception in thread
+    // X:" just before: the process went on; no event is emitted.
+    bool survived = false;
   };
 
   void Close(Open& t, const Sink& emit);
@@ -77,6 +80,12 @@ class TracebackTracker {
   // File lines after which a traceback whose stream fell silent is closed,
   // so that a cut traceback does not keep every later line under watch.
   static constexpr int64_t kMaxSilentLines = 10000;
+
+  // "Exception ignored in:" / "Exception in thread X:" lines, per stream,
+  // waiting for the Traceback line that follows them.
+  static constexpr size_t kMaxSurvivors = 64;
+  static constexpr int64_t kSurvivorReach = 3;  // lines to the Traceback
+  std::vector<std::pair<StreamKey, int64_t>> survivors_;
 
   std::vector<Open> open_;  // oldest first
   int64_t next_expiry_check_ = 0;

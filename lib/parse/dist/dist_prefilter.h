@@ -32,7 +32,9 @@
 //   kAnchorCrash     "ceb" (Traceback), "fat" (Fatal Python error), "gme"
 //                    (Segmentation fault), "* s" (*** SIGSEGV), "gna" (Caught
 //                    signal), "rmi" (terminate called), "():" (what():),
-//                    "bor" (Aborted).
+//                    "bor" (Aborted), "exc" (Python's "Exception ignored
+//                    in:" and "Exception in thread X:", which make the
+//                    traceback after them one the process survived).
 //  launcher_summary.cc (and its open torchrun blocks / MPI reports):
 //   kAnchorExit      "xit": exitcode, exits with return code, Exited with
 //                    exit code, exited on signal / with non-zero status /
@@ -129,11 +131,10 @@ enum Anchor : uint32_t {
 
 // An n-gram: an ASCII letter matches either case, any other byte only
 // itself. At most kMaxGramBytes bytes, all below 0x80. The scans match the
-// grams eight at a time, grams of one length together (49 grams: 7 sets, one
-// of four-byte grams); each further set costs about a tenth more scan time
-// (the seventh: 69 -> 75 ns/line on one host's log of the benchmark bundle,
-// dist_bench), so grams are few and three bytes long where that is rare
-// enough.
+// grams eight at a time, grams of one length together (50 grams: 7 sets, one
+// of four-byte grams; the six sets of three-byte grams have room for 6 more); each further set
+// costs about a tenth more scan time (the seventh: 69 -> 75 ns/line on one host's log of the
+// benchmark bundle, dist_bench), so grams are few and three bytes long where that is rare enough.
 inline constexpr size_t kMaxGramBytes = 4;
 
 struct AnchorGram {
@@ -161,6 +162,7 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorCrash, "rmi"},
     {kAnchorCrash, "():"},
     {kAnchorCrash, "bor"},
+    {kAnchorCrash, "exc"},
     {kAnchorExit, "xit"},
     {kAnchorTask, "tas"},
     {kAnchorRank, "ss r"},
