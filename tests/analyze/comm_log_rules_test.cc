@@ -447,6 +447,22 @@ TEST_F(CommLogRulesTest, RefusedWhileTheMasterCameUpIsARetryNotAFailure) {
   EXPECT_TRUE(BuildRendezvousFailed(facts_).has_value());
 }
 
+TEST_F(CommLogRulesTest, AWorkerLogThatGoesOnLongAfterItsLastRefusalJoined) {
+  // A Kubernetes worker pod: the master's service name does not resolve
+  // for half a minute, then the pod's ranks train for two hours (rank 0,
+  // on another pod, logs the steps; NCCL_DEBUG is off).
+  constexpr int64_t kT = 1'720'000'000'000'000;
+  Event(EventKind::kRendezvous, 2, 3, "worker-0", dist::kRdzvNameResolution, "master-0:23456", "",
+        std::nullopt, kT);
+  Event(EventKind::kRendezvous, 2, 9, "worker-0", dist::kRdzvNameResolution, "master-0:23456", "",
+        std::nullopt, kT + 30'000'000);
+  facts_.last_ts[2] = kT + 2LL * 3600 * 1'000'000;
+  EXPECT_FALSE(BuildRendezvousFailed(facts_).has_value());
+  // A log that ends within minutes of its last error: the process gave up.
+  facts_.last_ts[2] = kT + 90'000'000;
+  EXPECT_TRUE(BuildRendezvousFailed(facts_).has_value());
+}
+
 TEST_F(CommLogRulesTest, APortInUseOutweighsTheClientsItRefused) {
   // The master could not bind its port; the workers retried dozens of
   // times against an IP the bundle maps to no host.

@@ -13,7 +13,7 @@ class CommAnalyzer : public Analyzer {
   const AnalyzerInfo& info() const override {
     static const AnalyzerInfo kInfo{
         comm::kAnalyzerName,
-        "2",
+        "3",
         "Communication: NCCL errors, transport fallbacks, version mismatches, incomplete "
         "communicator inits, rendezvous and GPU-test failures from logs; DMA premapping, "
         "memory copies, collective slack, bandwidth, RPC latency, TCP settings and slow links "

@@ -142,6 +142,15 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
         return true;
       });
 
+  index.Query(
+      "SELECT file_id, max(max_ts) FROM line_blocks WHERE file_id IN (SELECT file_id FROM "
+      "dist_events WHERE kind = 'rendezvous_error') GROUP BY file_id",
+      [&](const QueryRow& r) {
+        const auto ts = IntOf(r.values[1]);
+        if (ts) facts.last_ts[IntOf(r.values[0]).value_or(0)] = *ts;
+        return true;
+      });
+
   // Environment dumps: only NCCL's own variables matter here.
   index.Query(
       "SELECT c.file_id, c.line_no, c.key, c.value FROM configs AS c "

@@ -111,6 +111,10 @@ struct CommLogFacts {
   // Per log file, the last line that shows training progress (a step_time
   // row): a rendezvous error before it was a retry that later succeeded.
   std::map<int64_t, int64_t> last_step_line;
+  // Per file with a rendezvous row, its latest timestamp (from the blocks'
+  // summaries): a log that goes on long after its last rendezvous error
+  // belongs to a process that joined.
+  std::map<int64_t, int64_t> last_ts;
   const RankHostMap* ranks = nullptr;  // may be null in tests
   // Evidence for a line.
   std::function<Evidence(int64_t file_id, int64_t line_no)> line;

@@ -56,6 +56,11 @@ std::string HostPart(const std::string& endpoint) {
   return endpoint.substr(0, colon);
 }
 
+// How long a log must go on after its last rendezvous error for the
+// process to have joined: a client that gives up exits within seconds of
+// its last report.
+constexpr int64_t kJoinedAfterUs = 10LL * 60 * 1'000'000;
+
 }  // namespace
 
 std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
@@ -81,6 +86,14 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
   // A client that was refused while the master came up retries: when its
   // log shows the rendezvous succeeded afterwards (NCCL set-up or training
   // steps after the report), the report was a retry, not the failure.
+  // A worker pod's log may show neither (rank 0 logs the steps, NCCL_DEBUG
+  // off): then a log that goes on for kJoinedAfterUs after the file's last
+  // rendezvous error (a failed rendezvous ends the process) joined.
+  std::map<int64_t, int64_t> last_rdzv_ts;  // file -> its last rendezvous row's time
+  for (const CommEvent& e : facts.events) {
+    if (e.kind == EventKind::kRendezvous && e.ts_us != kNoTimestamp)
+      last_rdzv_ts[e.file_id] = std::max(last_rdzv_ts[e.file_id], e.ts_us);
+  }
   auto retried_and_joined = [&](const CommEvent& r) {
     if (r.op != dist::kRdzvRefused && r.op != dist::kRdzvConnectFailed &&
         r.op != dist::kRdzvNameResolution)
@@ -89,7 +102,11 @@ std::optional<Finding> BuildRendezvousFailed(const CommLogFacts& facts) {
       if (p.file_id == r.file_id && p.line_no > r.line_no) return true;
     }
     const auto step = facts.last_step_line.find(r.file_id);
-    return step != facts.last_step_line.end() && step->second > r.line_no;
+    if (step != facts.last_step_line.end() && step->second > r.line_no) return true;
+    const auto last = facts.last_ts.find(r.file_id);
+    const auto rdzv = last_rdzv_ts.find(r.file_id);
+    return last != facts.last_ts.end() && rdzv != last_rdzv_ts.end() &&
+           last->second - rdzv->second >= kJoinedAfterUs;
   };
   std::vector<const CommEvent*> rows;
   for (const CommEvent& e : facts.events) {
