@@ -488,7 +488,8 @@ const std::vector<TableSpec>& IndexTables() {
             "rank->host map shows each host holding one block of ranks"},
            {"kind", "TEXT", "NOT NULL",
             "watchdog_timeout, work_progress, nccl_failed, watchdog_stuck, store_timeout, "
-            "collective_error, cuda_error, launcher_failure, crash, jax_coordination, "
+            "collective_error, cuda_error, launcher_failure, launcher_success, crash, "
+            "jax_coordination, "
             "program_progress, rank_host, build_error, nccl_warn, rendezvous_error, "
             "gpu_test "
             "(lib/parse/dist/dist_kinds.h)"},

@@ -452,9 +452,9 @@ TEST_F(CommLogRulesTest, AWorkerLogThatGoesOnLongAfterItsLastRefusalJoined) {
   // for half a minute, then the pod's ranks train for two hours (rank 0,
   // on another pod, logs the steps; NCCL_DEBUG is off).
   constexpr int64_t kT = 1'720'000'000'000'000;
-  Event(EventKind::kRendezvous, 2, 3, "worker-0", dist::kRdzvNameResolution, "master-0:23456", "",
+  Event(EventKind::kRendezvous, 2, 3, "worker-0", dist::kRdzvNameResolution, "master-0:23456",
         std::nullopt, kT);
-  Event(EventKind::kRendezvous, 2, 9, "worker-0", dist::kRdzvNameResolution, "master-0:23456", "",
+  Event(EventKind::kRendezvous, 2, 9, "worker-0", dist::kRdzvNameResolution, "master-0:23456",
         std::nullopt, kT + 30'000'000);
   facts_.last_ts[2] = kT + 2LL * 3600 * 1'000'000;
   EXPECT_FALSE(BuildRendezvousFailed(facts_).has_value());

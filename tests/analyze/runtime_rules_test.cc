@@ -263,6 +263,39 @@ TEST_F(RuntimeRulesTest, KernelKillsOutsideTheRunAreIgnored) {
   EXPECT_TRUE(Cites(*f, 2, 4));
 }
 
+// Plain dmesg (seconds since boot) on a host whose torchrun agent reported
+// its workers finished: a python process killed and an Xid of some pid not
+// of the run are another job's, whenever they were. Without the success
+// report, the same untimed lines count.
+TEST_F(RuntimeRulesTest, UntimedKernelEventsOnAHostWhoseWorkersFinishedAreForeign) {
+  KernelKill k;
+  k.file_id = 2;
+  k.host = "shared-gpu-12";
+  k.pid = 2211093;
+  k.comm = "python";
+  k.victim_line = 8;
+  facts_.kills = {k};
+  XidLine x;
+  x.file_id = 2;
+  x.line_no = 9;
+  x.host = "shared-gpu-12";
+  x.xid = 13;
+  x.pci = "0000:3b:00";
+  x.pid = 2213551;
+  x.text = "Graphics SM Warp Exception";
+  facts_.xids = {x};
+  EXPECT_TRUE(BuildOomKilled(facts_).has_value());
+  EXPECT_TRUE(BuildCudaError(facts_).has_value());
+  facts_.succeeded_hosts = {"shared-gpu-12"};
+  EXPECT_FALSE(BuildOomKilled(facts_).has_value());
+  EXPECT_FALSE(BuildCudaError(facts_).has_value());
+  // A kill with a time is judged by its time, not by the report.
+  facts_.kills[0].ts_us = kT0;
+  facts_.run_first_us = kT0 - 60 * kSec;
+  facts_.run_last_us = kT0 + 60 * kSec;
+  EXPECT_TRUE(BuildOomKilled(facts_).has_value());
+}
+
 TEST_F(RuntimeRulesTest, CgroupKillIsSaid) {
   KernelKill k;
   k.file_id = 2;

@@ -29,6 +29,7 @@ const std::set<std::string_view>& Kinds() {
                                                    d::kCollectiveError,
                                                    d::kCudaError,
                                                    d::kLauncherFailure,
+                                                   d::kLauncherSuccess,
                                                    d::kCrash,
                                                    d::kJaxCoordination,
                                                    d::kProgramProgress,

@@ -89,6 +89,22 @@ TEST(DistLauncher, TorchrunSummaryRootCauseAndOtherFailure) {
   EXPECT_EQ(rows[2].ts_us, 1709374538 * kUs);
 }
 
+TEST(DistLauncher, TorchrunAgentReportsItsWorkersFinished) {
+  const auto rows = Read({
+      "I0604 11:02:41.882000 140071928194880 torch/distributed/elastic/agent/server/api.py:846] "
+      "[default] worker group successfully finished. Waiting 300 seconds for other agents to "
+      "finish.",
+      "[2024-03-04 11:41:01,202] torch.distributed.elastic.agent.server.api: [INFO] Local worker "
+      "group finished (WorkerState.SUCCEEDED). Waiting 300 seconds for other agents to finish",
+      "Successfully saved checkpoint to /ckpt/step_1000",
+  });
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, kLauncherSuccess);
+  EXPECT_EQ(rows[0].line_no, 1);
+  EXPECT_EQ(rows[1].kind, kLauncherSuccess);
+  EXPECT_EQ(rows[1].line_no, 2);
+}
+
 TEST(DistLauncher, TorchrunNoOtherFailures) {
   const auto rows = Read({
       "Failures:",

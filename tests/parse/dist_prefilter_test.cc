@@ -65,6 +65,10 @@ const Required kRequired[] = {
     {kAnchorWorkNccl, "Work WorkNCCL("},
     // crash_lines.cc, crash_traceback.cc
     {kAnchorCrash, "Traceback (most recent call last):"},
+    {kAnchorCrash, "Exception ignored in: <function X.__del__ at 0x7f>"},
+    {kAnchorCrash, "Exception in thread NetStatThr:"},
+    {kAnchorExit, "[default] worker group successfully finished. Waiting 300 seconds"},
+    {kAnchorExit, "Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 s"},
     {kAnchorCrash, "Fatal Python error: Segmentation fault"},
     {kAnchorCrash, "Segmentation fault (core dumped)"},
     {kAnchorCrash, "*** SIGSEGV (@0x0) received by PID 1234"},

@@ -40,6 +40,11 @@ inline constexpr const char* kCudaError = "cuda_error";
 // ("root cause: exitcode -9 (SIGKILL), local_rank 3, pid 1322"), "failure"
 // for its other entries; the signal name, when known, is inside it.
 inline constexpr const char* kLauncherFailure = "launcher_failure";
+// The launcher's report that its workers finished: torchrun's agent "[default]
+// worker group successfully finished." (torch <= 2.1) and "Local worker group
+// finished (WorkerState.SUCCEEDED)". One per agent, i.e. per host: what the
+// host's processes printed before it, they survived.
+inline constexpr const char* kLauncherSuccess = "launcher_success";
 // A rank's crash: one event per Python traceback, on its exception line
 // (detail = the exception, "Last (after: First)" for a chain; on the
 // Traceback line with no detail when the traceback never ends), fatal

@@ -36,7 +36,9 @@
 //                    in:" and "Exception in thread X:", which make the
 //                    traceback after them one the process survived).
 //  launcher_summary.cc (and its open torchrun blocks / MPI reports):
-//   kAnchorExit      "xit": exitcode, exits with return code, Exited with
+//   kAnchorExit      "ucc": torchrun's "worker group successfully finished",
+//                    "(WorkerState.SUCCEEDED)".
+//                    "xit": exitcode, exits with return code, Exited with
 //                    exit code, exited on signal / with non-zero status /
 //                    due to.
 //   kAnchorTask      "tas": srun's "task N" / "tasks 0-3".
@@ -131,8 +133,8 @@ enum Anchor : uint32_t {
 
 // An n-gram: an ASCII letter matches either case, any other byte only
 // itself. At most kMaxGramBytes bytes, all below 0x80. The scans match the
-// grams eight at a time, grams of one length together (50 grams: 7 sets, one
-// of four-byte grams; the six sets of three-byte grams have room for 6 more); each further set
+// grams eight at a time, grams of one length together (51 grams: 7 sets, one
+// of four-byte grams; the six sets of three-byte grams have room for 5 more); each further set
 // costs about a tenth more scan time (the seventh: 69 -> 75 ns/line on one host's log of the
 // benchmark bundle, dist_bench), so grams are few and three bytes long where that is rare enough.
 inline constexpr size_t kMaxGramBytes = 4;
@@ -164,6 +166,7 @@ inline constexpr AnchorGram kAnchorGrams[] = {
     {kAnchorCrash, "bor"},
     {kAnchorCrash, "exc"},
     {kAnchorExit, "xit"},
+    {kAnchorExit, "ucc"},
     {kAnchorTask, "tas"},
     {kAnchorRank, "ss r"},
     {kAnchorRank, "ob r"},

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "parse/dist/dist_family.h"
+#include "parse/dist/dist_kinds.h"
 #include "parse/dist/launcher_lines.h"
 #include "parse/dist/launcher_mpi.h"
 #include "parse/dist/launcher_torchrun.h"
@@ -71,7 +72,13 @@ class LauncherFamily : public DistFamily {
       }
       return false;
     });
-    if (hints == 0) return;
+    if (hints == 0) {
+      // torchrun's agent says its workers finished ("ucc" anchors it).
+      if (msg.find("worker group successfully finished") != std::string_view::npos ||
+          msg.find("(WorkerState.SUCCEEDED)") != std::string_view::npos)
+        out.Emit(out.Start(line, kLauncherSuccess));
+      return;
+    }
     if ((hints & kHeader) && !open && torchrun_.AddLine(line, msg, out)) return;
     if (hints & kExitWord) {
       if (launcher::ParseTorchrunAgentLine(line, msg, out)) return;

@@ -6,6 +6,7 @@
 
 #include "analyze/analyzers/comm/comm_log_common.h"
 #include "analyze/query_values.h"
+#include "analyze/succeeded_hosts.h"
 #include "analyze/summary_text.h"
 
 namespace casefile::comm {
@@ -150,6 +151,8 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
         if (ts) facts.last_ts[IntOf(r.values[0]).value_or(0)] = *ts;
         return true;
       });
+
+  facts.succeeded_hosts = LoadSucceededHosts(index);
 
   // Environment dumps: only NCCL's own variables matter here.
   index.Query(

@@ -115,6 +115,8 @@ struct CommLogFacts {
   // summaries): a log that goes on long after its last rendezvous error
   // belongs to a process that joined.
   std::map<int64_t, int64_t> last_ts;
+  // Hosts whose launcher reported its workers finished (succeeded_hosts.h).
+  std::vector<std::string> succeeded_hosts;
   const RankHostMap* ranks = nullptr;  // may be null in tests
   // Evidence for a line.
   std::function<Evidence(int64_t file_id, int64_t line_no)> line;

@@ -74,6 +74,9 @@ std::optional<Finding> BuildCudaError(const RuntimeFacts& facts) {
     const XidInfo* info = FindXid(x.xid);
     if (info && !info->counts) continue;
     if (!InKernelWindow(facts, x.ts_us, kKernelWindowUs)) continue;
+    if ((x.pid < 0 || !pid_rank.count(x.pid)) &&
+        IsForeignUntimedKernelEvent(facts, x.ts_us, x.host))
+      continue;
     if (!seen_xid.insert({x.host, x.pci, x.xid}).second) continue;
     xids.push_back(&x);
   }

@@ -205,6 +205,7 @@ std::optional<Finding> BuildOomKilled(const RuntimeFacts& facts) {
       rank = c.proc->rank;
     }
     const bool matched = c.proc || c.loader || rank;
+    if (!matched && !k.slurm && IsForeignUntimedKernelEvent(facts, k.ts_us, k.host)) continue;
     if (!matched && !LooksLikeTraining(k.comm) && !k.slurm) {
       if (!InKernelWindow(facts, k.ts_us, kForeignKillWindowUs)) continue;
       if (!k.comm.empty() && k.ts_us != kNoTimestamp && facts.run_last_us != kNoTimestamp &&

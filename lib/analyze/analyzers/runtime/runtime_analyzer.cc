@@ -15,7 +15,7 @@ class RuntimeAnalyzer : public Analyzer {
   const AnalyzerInfo& info() const override {
     static const AnalyzerInfo kInfo{
         runtime::kAnalyzerName,
-        "2",
+        "3",
         "Why processes died: host out of memory (OOM killer), CUDA out of memory, XLA device "
         "(TPU HBM, GPU) out of memory, CUDA faults (illegal memory access, device-side assert, "
         "Xid), and the first failure of the run",

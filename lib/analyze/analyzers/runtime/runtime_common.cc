@@ -5,6 +5,7 @@
 
 #include "analyze/analyzers/runtime/cuda_text.h"
 #include "analyze/failure_markers.h"
+#include "analyze/succeeded_hosts.h"
 
 namespace casefile::runtime {
 
@@ -40,6 +41,11 @@ bool IsRecovered(const RuntimeFacts& facts, const FailureRow& row) {
     if (steps.size() + unnumbered >= kRecoveredSteps) return true;
   }
   return false;
+}
+
+bool IsForeignUntimedKernelEvent(const RuntimeFacts& facts, int64_t ts_us,
+                                 const std::string& host) {
+  return ts_us == kNoTimestamp && HostSucceeded(facts.succeeded_hosts, host);
 }
 
 bool SameHost(std::string_view a, std::string_view b) {

@@ -40,6 +40,11 @@ inline constexpr size_t kRecoveredSteps = 3;
 inline constexpr size_t kMaxRecoveryScan = 8192;
 bool IsRecovered(const RuntimeFacts& facts, const FailureRow& row);
 
+// A kernel event without a wall-clock time (plain dmesg: seconds since
+// boot) that names no process of the run, on a host whose launcher reported
+// its workers finished: an event of another job or an earlier boot.
+bool IsForeignUntimedKernelEvent(const RuntimeFacts& facts, int64_t ts_us, const std::string& host);
+
 // Host names as different sources print one machine: "node-1" and
 // "node-1.cluster.local" are the same host.
 bool SameHost(std::string_view a, std::string_view b);

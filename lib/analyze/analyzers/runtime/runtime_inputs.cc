@@ -8,6 +8,7 @@
 
 #include "analyze/query_values.h"
 #include "analyze/step_times.h"
+#include "analyze/succeeded_hosts.h"
 
 namespace casefile::runtime {
 namespace {
@@ -68,6 +69,8 @@ void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files
         facts.rows.push_back(std::move(row));
         return true;
       });
+
+  facts.succeeded_hosts = LoadSucceededHosts(index);
 
   // Step times matter only after a failure (IsRecovered): only the files
   // with a failure row are read.

@@ -117,6 +117,10 @@ struct RuntimeFacts {
   // with such a file and no kill in it says the bundle could have shown
   // the OOM killer and did not.
   std::vector<std::string> kernel_log_hosts;
+  // Hosts whose launcher reported that its workers finished (torchrun's
+  // "worker group successfully finished", launcher_success rows): no
+  // process of the run there was killed or died of a GPU fault.
+  std::vector<std::string> succeeded_hosts;
   // The first and last timestamps of the log files' lines.
   int64_t run_first_us = kNoTimestamp;
   int64_t run_last_us = kNoTimestamp;
@@ -129,8 +133,8 @@ inline constexpr size_t kMaxFailureRows = 500'000;
 inline constexpr size_t kMaxStepRows = 2'000'000;
 
 // One query over dist_events (kinds crash, cuda_error, collective_error,
-// launcher_failure) into facts.rows, and the step times of the files that
-// have one (analyze/step_times.h) into facts.steps.
+// launcher_failure) into facts.rows, one for launcher_success hosts, and the step times of the
+// files that have one (analyze/step_times.h) into facts.steps.
 void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files,
                      RuntimeFacts& facts);
 

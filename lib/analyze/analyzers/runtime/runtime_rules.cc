@@ -1,5 +1,7 @@
 #include "analyze/analyzers/runtime/runtime_rules.h"
 
+#include "analyze/succeeded_hosts.h"
+
 namespace casefile::runtime {
 
 std::vector<Finding> BuildRuntimeFindings(const RuntimeFacts& facts) {
@@ -7,7 +9,12 @@ std::vector<Finding> BuildRuntimeFindings(const RuntimeFacts& facts) {
   for (auto* build : {&BuildOomKilled, &BuildCudaOom, &BuildDeviceOom, &BuildCudaError}) {
     if (auto f = build(facts)) out.push_back(std::move(*f));
   }
-  if (auto f = BuildFirstFailure(facts, !out.empty())) out.push_back(std::move(*f));
+  if (auto f = BuildFirstFailure(facts, !out.empty())) {
+    // A traceback the program printed and survived (its host's workers
+    // finished): where to look, not what ended the run.
+    SoftenIfHostsSucceeded(*f, facts.succeeded_hosts);
+    out.push_back(std::move(*f));
+  }
   return out;
 }
 
