@@ -156,6 +156,38 @@ TEST(NumericAnalyzer, NanLossFromHfDictsOnRankZero) {
   EXPECT_TRUE(Contains(f.summary, "did not spike")) << f.summary;
 }
 
+// A framework's NaN check raised before any logged loss went non-finite:
+// the check is the finding, naming who raised it and the operation. A
+// caught or unrelated exception is not one.
+TEST(NumericAnalyzer, NanChecksThatStoppedTheRun) {
+  test::TempDir tmp;
+  const std::string root = tmp.Join("bundle");
+  std::string log;
+  for (const char* v : {"2.31", "2.28", "2.30"})
+    log += "[rank6]:step 1 loss=" + std::string(v) + "\n";
+  log +=
+      "[rank6]:Traceback (most recent call last):\n"               // 4
+      "[rank6]:  File \"/work/train.py\", line 90, in <module>\n"  // 5
+      "[rank6]:    loss.backward()\n"                              // 6
+      "[rank6]:RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th "
+      "output.\n";  // 7
+  test::WriteFile(root + "/nodes/dgx-12/train.log", log);
+  test::WriteFile(root + "/nodes/w-1/train.log",
+                  "Traceback (most recent call last):\n"
+                  "  File \"/app/train.py\", line 40, in step\n"
+                  "FloatingPointError: invalid value (nan) encountered in jit(train_step)\n");
+  auto index = Index(tmp, root);
+  const AnalysisResult r = RunNumeric(*index);
+  ASSERT_EQ(Codes(r), std::vector<std::string>{"numeric.nan_loss"});
+  const Finding& f = r.findings[0];
+  EXPECT_EQ(f.culprits.size(), 2u);
+  EXPECT_NE(Cited(f, "nodes/dgx-12/train.log", 7), nullptr);
+  EXPECT_NE(Cited(f, "nodes/w-1/train.log", 3), nullptr);
+  EXPECT_TRUE(Contains(f.summary, "PyTorch's anomaly detection stopped rank 6 on dgx-12"))
+      << f.summary;
+  EXPECT_TRUE(Contains(f.summary, "2 ranks/hosts raised it")) << f.summary;
+}
+
 TEST(NumericAnalyzer, MegatronRerunNamesTheRankAndTheSpikeBeforeIt) {
   test::TempDir tmp;
   const std::string root = tmp.Join("bundle");

@@ -99,6 +99,10 @@ class NumericAnalyzer : public Analyzer {
       AddGroupFacts(g, facts.min_loss_scale, facts);
     }
 
+    numeric::LoadNanChecks(index, ctx.files(), [&](LineRef line, Who who, std::string text) {
+      facts.nan_checks.push_back({line, std::move(who), std::move(text)});
+    });
+
     const numeric::EvidenceFn evidence = [&ctx](const LineRef& l) {
       return ctx.MakeEvidence(l.file_id, l.line_no,
                               ctx.index().LineText(l.file_id, l.line_no).value_or(""));

@@ -123,4 +123,9 @@ inline constexpr int64_t kCommandLineScan = 1000;
 // do not).
 bool HasNumericTables(const IndexReader& index);
 
+// The exceptions of NaN checks (NumericFacts::nan_checks) from the crash
+// rows: one query, filtered by the checks' words.
+void LoadNanChecks(const IndexReader& index, const std::vector<FileRow>& files,
+                   const std::function<void(LineRef, Who, std::string)>& add);
+
 }  // namespace casefile::numeric
