@@ -305,6 +305,22 @@ TEST(LinePrefix, GlogFromAbslPyWithALongThreadIdent) {
   ExpectNoWrapper("I1203 10:17:26.461198 1401445860086141234567 f.py:1] x");
 }
 
+// kubectl logs --prefix --timestamps: the pod names the host, then the
+// container's own time and glog header.
+TEST(LinePrefix, KubectlPodPrefix) {
+  const std::string_view line =
+      "[pod/llm-jobset-slice-job-0-0-d4f1x/jax-tpu] 2026-12-03T10:13:54.661205427Z E1203 "
+      "10:13:54.661000    4471 coordination_service.cc:1047] /job:jax_worker/replica:0/task:3 "
+      "has been set to ERROR";
+  const LinePrefix p = Parse(line, 2026);
+  EXPECT_EQ(p.host, "llm-jobset-slice-job-0-0-d4f1x");
+  EXPECT_EQ(p.level, Level::kError);
+  EXPECT_NE(p.ts_us, kNoTimestamp);
+  EXPECT_EQ(Msg(line, p), "/job:jax_worker/replica:0/task:3 has been set to ERROR");
+  ExpectNoWrapper("[pod/] x");
+  ExpectNoWrapper("[pod/name] x");
+}
+
 TEST(LinePrefix, GlogLevels) {
   EXPECT_EQ(Parse("W1129 09:21:26.123456 1 f.cc:1] x").level, Level::kWarning);
   EXPECT_EQ(Parse("E1129 09:21:26.123456 1 f.cc:1] x").level, Level::kError);

@@ -21,9 +21,9 @@ constexpr int kMaxWrappers = 10;
 // byte: the more specific shape comes first ("[rank3]:" before "[80746] ",
 // "INFO 10-18 …" before "INFO:root:").
 constexpr Recogniser kOnBracket[] = {
-    prefix::MatchTorchRank,  prefix::MatchMpirun,         prefix::MatchViewerLineNo,
-    prefix::MatchDmesgRaw,   prefix::MatchGlogBracketed,  prefix::MatchBracketedIsoTime,
-    prefix::MatchDmesgCtime, prefix::MatchBracketedLevel,
+    prefix::MatchKubectlPod,       prefix::MatchTorchRank,  prefix::MatchMpirun,
+    prefix::MatchViewerLineNo,     prefix::MatchDmesgRaw,   prefix::MatchGlogBracketed,
+    prefix::MatchBracketedIsoTime, prefix::MatchDmesgCtime, prefix::MatchBracketedLevel,
 };
 constexpr Recogniser kOnDigit[] = {prefix::MatchIsoTime, prefix::MatchSrunLabel,
                                    prefix::MatchHostPrefix};

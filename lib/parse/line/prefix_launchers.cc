@@ -197,6 +197,23 @@ bool MatchTorchRank(std::string_view line, size_t pos, const TimeContext&, Wrapp
   return true;
 }
 
+bool MatchKubectlPod(std::string_view line, size_t pos, const TimeContext&, Wrapper& w) {
+  // "[pod/llm-jobset-slice-job-0-0-d4f1x/jax-tpu] ": the pod stands for the
+  // host its container ran on, as pdsh's "host: " does.
+  if (!LiteralAt(line, pos, "[pod/")) return false;
+  const size_t name = pos + 5;
+  size_t i = name;
+  while (i < line.size() && i - name <= kMaxHost && IsHostChar(line[i])) ++i;
+  if (i == name || i - name > kMaxHost || !At(line, i, '/')) return false;
+  size_t j = i + 1;
+  while (j < line.size() && j - i <= kMaxHost && IsHostChar(line[j])) ++j;
+  if (j == i + 1 || !At(line, j, ']') || !At(line, j + 1, ' ')) return false;
+  w.kind = kWrapPdshHost;
+  w.host = line.substr(name, i - name);
+  w.end = j + 2;
+  return true;
+}
+
 bool MatchRay(std::string_view line, size_t pos, const TimeContext&, Wrapper& w) {
   // "(Name pid=N)", "(Name pid=N, ip=A)", "(pid=N)", "(raylet, ip=A)"; the
   // closing parenthesis may be followed by a colour reset before the space.

@@ -43,6 +43,8 @@ bool MatchViewerLineNo(std::string_view line, size_t pos, const TimeContext& ctx
 bool MatchSrunLabel(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
 bool MatchMpirun(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
 bool MatchTorchRank(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
+// kubectl logs --prefix: "[pod/NAME/CONTAINER] " (host: the pod's name).
+bool MatchKubectlPod(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
 bool MatchRay(std::string_view line, size_t pos, const TimeContext& ctx, Wrapper& w);
 bool MatchHostPrefix(std::string_view line, size_t pos, const TimeContext& ctx,
                      Wrapper& w);  // NCCL or pdsh
