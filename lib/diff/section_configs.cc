@@ -41,6 +41,10 @@ constexpr double kPrecisionSwitch = 75;
 constexpr double kImportantChanged = 70;
 constexpr double kOtherChanged = 35;
 constexpr double kImportantAddedRemoved = 55;
+// A NCCL switch that turns a transport or an algorithm on or off: set or
+// unset, it changes how every collective runs (NCCL_IB_DISABLE=1 sends
+// everything over sockets), so it outranks a changed interface name.
+constexpr double kTransportSwitch = 72;
 constexpr double kOtherAddedRemoved = 25;
 constexpr double kFileAddedRemoved = 25;
 
@@ -326,8 +330,26 @@ bool IsPrecisionSwitch(const std::string& key, const ValueDelta& d) {
   return (d.good && IsPrecisionValue(*d.good)) || (d.bad && IsPrecisionValue(*d.bad));
 }
 
+bool IsWordByte(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Ends the key (an environment variable's name, a config path's last part).
+bool IsTransportSwitch(std::string_view key) {
+  for (std::string_view name :
+       {"NCCL_IB_DISABLE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET", "NCCL_P2P_LEVEL",
+        "NCCL_NET_GDR_LEVEL", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE", "NCCL_ALGO", "NCCL_PROTO",
+        "NCCL_CUMEM_ENABLE"}) {
+    if (key.size() >= name.size() && key.substr(key.size() - name.size()) == name &&
+        (key.size() == name.size() || !IsWordByte(key[key.size() - name.size() - 1])))
+      return true;
+  }
+  return false;
+}
+
 double ScoreOf(const std::string& key, const ValueDelta& d, bool precision_switch) {
   if (precision_switch) return kPrecisionSwitch;
+  if (IsTransportSwitch(key)) return kTransportSwitch;
   const bool important = WeightOfKey(key) == KeyWeight::kImportant;
   if (d.kind == "changed") return important ? kImportantChanged : kOtherChanged;
   return important ? kImportantAddedRemoved : kOtherAddedRemoved;

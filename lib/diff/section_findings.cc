@@ -131,9 +131,11 @@ std::vector<DiffItem> DiffFindings(const DiffSide& good, const DiffSide& bad) {
       continue;
     }
     // The same code on other culprits is still news (another host failing),
-    // but less than a failure the good run never had.
+    // but less than a failure the good run never had: a warning the good run
+    // had too, on the hosts it ran on, stays out of the headline (a healthy
+    // run moved to new nodes shows its old warnings on new names).
     double score = NewScore(b.severity);
-    if (HasCode(good.findings, b.code)) score -= 25;
+    if (HasCode(good.findings, b.code)) score -= 30;
     DiffItem item = FindingItem(b, "new", score, "bad");
     if (HasCode(good.findings, b.code)) item.fields.push_back({"code_in_good", true});
     items.push_back(std::move(item));
