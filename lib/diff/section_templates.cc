@@ -191,8 +191,13 @@ std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, s
     const double rate_bad = row.count / bad_lines;
     if (rate_good <= 0 || rate_bad <= 0) continue;
     c.factor = rate_bad / rate_good;
-    c.rising = c.factor >= kFrequencyFactor && row.count >= kFrequencyMinCount;
-    const bool falling = c.factor <= 1 / kFrequencyFactor && c.good_count >= kFrequencyMinCount;
+    // The count must move the same way as the rate: a flood of new lines in
+    // bad lowers every other template's rate, and "7.7x less frequent (32
+    // -> 32 lines)" is no change of that template.
+    c.rising =
+        c.factor >= kFrequencyFactor && row.count >= kFrequencyMinCount && row.count > c.good_count;
+    const bool falling = c.factor <= 1 / kFrequencyFactor && c.good_count >= kFrequencyMinCount &&
+                         row.count < c.good_count;
     if (!c.rising && !falling) continue;
     c.score = ChangedScore(row, c.rising);
     changed.push_back(c);

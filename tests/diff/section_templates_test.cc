@@ -170,6 +170,43 @@ TEST_F(TemplatesSection, VanishedAndFrequency) {
   EXPECT_TRUE(factor_found);
 }
 
+// A flood of a new warning in bad lowers every other template's rate: a
+// template with the same count on both sides is no change; one whose count
+// fell with its rate still is.
+TEST(TemplatesSectionFlood, SameCountIsNoChangeWhateverTheRate) {
+  TempDir tmp;
+  DiffSideBuilder g(tmp, "good");
+  const int64_t gf = g.File("logs/host-1/train.log", "host-1");
+  for (int i = 0; i < 32; ++i) g.Line("checkpoint saved to /ckpt/" + std::to_string(i), 1);
+  for (int i = 0; i < 40; ++i) g.Line("eval accuracy " + std::to_string(i), 2);
+  g.Signature(Sig(1, 1, "info", "checkpoint saved to <PATH>", 32, gf, 1));
+  g.Signature(Sig(2, 2, "info", "eval accuracy <NUM>", 40, gf, 33));
+  g.Template(
+      Tmpl(1, "info", "checkpoint saved to <PATH>", 32, gf, 1, "checkpoint saved to /ckpt/0"));
+  g.Template(Tmpl(2, "info", "eval accuracy <NUM>", 40, gf, 33, "eval accuracy 0"));
+  auto good = g.Finish();
+  DiffSideBuilder b(tmp, "bad");
+  const int64_t bf = b.File("logs/host-1/train.log", "host-1");
+  for (int i = 0; i < 32; ++i) b.Line("checkpoint saved to /ckpt/" + std::to_string(i), 1);
+  for (int i = 0; i < 4; ++i) b.Line("eval accuracy " + std::to_string(i), 2);
+  for (int i = 0; i < 600; ++i)
+    b.Line("UserWarning: this overload is deprecated", 3, Level::kWarning);
+  b.Signature(Sig(1, 1, "info", "checkpoint saved to <PATH>", 32, bf, 1));
+  b.Signature(Sig(2, 2, "info", "eval accuracy <NUM>", 4, bf, 33));
+  b.Signature(Sig(3, 3, "warning", "UserWarning: this overload is deprecated", 600, bf, 37));
+  b.Template(
+      Tmpl(1, "info", "checkpoint saved to <PATH>", 32, bf, 1, "checkpoint saved to /ckpt/0"));
+  b.Template(Tmpl(2, "info", "eval accuracy <NUM>", 4, bf, 33, "eval accuracy 0"));
+  b.Template(Tmpl(3, "warning", "UserWarning: this overload is deprecated", 600, bf, 37,
+                  "UserWarning: this overload is deprecated"));
+  auto bad = b.Finish();
+  const std::vector<DiffItem> items = diff::DiffTemplates(
+      diff::LoadSide("good", *good, {"good"}, {}), diff::LoadSide("bad", *bad, {"bad"}, {}));
+  EXPECT_EQ(Find(items, "changed", "checkpoint saved to <PATH>"), nullptr);
+  EXPECT_NE(Find(items, "changed", "eval accuracy <NUM>"), nullptr);
+  EXPECT_NE(Find(items, "new", "UserWarning: this overload is deprecated"), nullptr);
+}
+
 TEST_F(TemplatesSection, ItemsAreDeterministic) {
   std::vector<DiffItem> a = Run();
   std::vector<DiffItem> b = Run();
