@@ -69,7 +69,7 @@ TEST(FindingsSection, SameCodeOnOtherCulpritsIsNewButLessSo) {
                       {Make("hang.step_straggler", Severity::kError, {"h7"})});
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0].kind, "new");
-  EXPECT_EQ(items[0].score, 70);
+  EXPECT_EQ(items[0].score, 65);  // 95 less 30
   EXPECT_EQ(items[1].kind, "resolved");
   // Culprit order does not matter.
   auto twins = DiffOf({Make("hang.straggler", Severity::kError, {"h1", "h2"})},
