@@ -7,7 +7,7 @@ namespace {
 
 // A bundle of 16k hosts has as many agents; more rows than this are not
 // a launcher's.
-constexpr size_t kMaxHosts = 100'000;
+constexpr size_t kMaxRows = 100'000;
 
 bool SameHostName(std::string_view a, std::string_view b) {
   if (a == b) return true;
@@ -17,38 +17,45 @@ bool SameHostName(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::vector<std::string> LoadSucceededHosts(const IndexReader& index) {
-  std::vector<std::string> hosts;
+LauncherSuccesses LoadLauncherSuccesses(const IndexReader& index) {
+  LauncherSuccesses s;
+  size_t rows = 0;
   index.Query(
-      "SELECT DISTINCT coalesce(e.host, f.host) FROM dist_events AS e JOIN files AS f ON "
-      "f.id = e.file_id WHERE e.kind = 'launcher_success'",
+      "SELECT coalesce(e.host, f.host), f.path, e.line_no FROM dist_events AS e JOIN files AS f "
+      "ON f.id = e.file_id WHERE e.kind = 'launcher_success'",
       [&](const QueryRow& r) {
-        if (r.values[0] && !r.values[0]->empty()) hosts.push_back(*r.values[0]);
-        return hosts.size() < kMaxHosts;
+        if (r.values[0] && !r.values[0]->empty()) s.hosts.push_back(*r.values[0]);
+        if (r.values[1] && r.values[2]) {
+          int64_t& last = s.last_line[*r.values[1]];
+          last = std::max(last, static_cast<int64_t>(std::stoll(*r.values[2])));
+        }
+        return ++rows < kMaxRows;
       });
-  std::sort(hosts.begin(), hosts.end());
-  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-  return hosts;
+  std::sort(s.hosts.begin(), s.hosts.end());
+  s.hosts.erase(std::unique(s.hosts.begin(), s.hosts.end()), s.hosts.end());
+  return s;
 }
 
-bool HostSucceeded(const std::vector<std::string>& hosts, std::string_view host) {
+bool HostSucceeded(const LauncherSuccesses& s, std::string_view host) {
   if (host.empty()) return false;
-  return std::any_of(hosts.begin(), hosts.end(),
+  return std::any_of(s.hosts.begin(), s.hosts.end(),
                      [&](const std::string& h) { return SameHostName(h, host); });
 }
 
-bool AllCulpritHostsSucceeded(const Finding& f, const std::vector<std::string>& hosts) {
-  if (f.culprits.empty() || hosts.empty()) return false;
-  return std::all_of(f.culprits.begin(), f.culprits.end(),
-                     [&](const Culprit& c) { return c.host && HostSucceeded(hosts, *c.host); });
-}
-
-void SoftenIfHostsSucceeded(Finding& f, const std::vector<std::string>& hosts) {
-  if (f.severity != Severity::kError || !AllCulpritHostsSucceeded(f, hosts)) return;
+void SoftenIfHostsSucceeded(Finding& f, const LauncherSuccesses& s) {
+  if (f.severity != Severity::kError || f.culprits.empty() || f.evidence.empty()) return;
+  for (const Culprit& c : f.culprits) {
+    if (!c.host || !HostSucceeded(s, *c.host)) return;
+  }
+  for (const Evidence& e : f.evidence) {
+    const auto it = s.last_line.find(e.path);
+    if (it == s.last_line.end() || it->second <= e.line) return;
+  }
   f.severity = Severity::kWarning;
   f.summary +=
-      " The launcher of every host named reported afterwards that its workers finished "
-      "(torchrun's worker group succeeded), so this did not end the run there: a warning.";
+      " The launcher of every host named reported afterwards, in the same log, that its workers "
+      "finished (torchrun's worker group succeeded), so this did not end the run there: a "
+      "warning.";
 }
 
 }  // namespace casefile

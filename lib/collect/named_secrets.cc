@@ -388,6 +388,9 @@ void MatchAssignmentAt(std::string_view text, size_t s, bool text_starts_line, S
   AddIfSecret(text, context, key, key_class, value, out);
 }
 
+// How far back "--user" looks for curl on its line.
+constexpr size_t kCurlLookBack = 4096;
+
 void MatchFlagValueAt(std::string_view text, size_t d, SecretMatches& out) {
   const size_t n = text.size();
   if (d > 0 && (IsWordChar(text[d - 1]) || text[d - 1] == '-')) return;
@@ -397,14 +400,23 @@ void MatchFlagValueAt(std::string_view text, size_t d, SecretMatches& out) {
   while (key_end < n && key_end - key_begin <= kMaxKeyBytes && IsKeyChar(text[key_end])) ++key_end;
   if (key_end >= n || !IsBlank(text[key_end])) return;  // --key=value is an assignment
   const std::string_view key = text.substr(key_begin, key_end - key_begin);
-  if (key == "user" && text.substr(0, d).find("curl") != kNpos) {
-    // curl's "--user name:PASSWORD".
+  if (key == "user" &&
+      text.substr(d > kCurlLookBack ? d - kCurlLookBack : 0, std::min(d, kCurlLookBack))
+              .find("curl") != kNpos) {
+    // curl's "--user name:PASSWORD", quoted or not.
     const size_t v = SkipBlanks(text, key_end, 16);
-    size_t e = v;
-    while (e < n && !IsBlank(text[e]) && text[e] != '\'' && text[e] != '"') ++e;
-    const size_t colon = text.substr(v, e - v).find(':');
-    if (colon != kNpos && v + colon + 1 < e && text[v + colon + 1] != '$')
-      out.push_back({d, v + colon + 1, e, kRedactNamedSecret});
+    Value value;
+    if (OpensQuote(text, v)) {
+      value = QuotedValue(text, v);
+    } else {
+      value.begin = v;
+      value.end = v;
+      while (value.end < n && !IsBlank(text[value.end])) ++value.end;
+    }
+    const size_t colon = text.substr(value.begin, value.end - value.begin).find(':');
+    if (colon != kNpos && value.begin + colon + 1 < value.end &&
+        text[value.begin + colon + 1] != '$')
+      out.push_back({d, value.begin + colon + 1, value.end, kRedactNamedSecret});
     return;
   }
   const SecretKeyClass key_class = ClassifySecretKey(key);

@@ -358,7 +358,7 @@ void MatchUrlPasswordAt(std::string_view text, size_t p, SecretMatches& out) {
     // 40-hex OAuth token, a Sentry DSN's key): a long run of token bytes
     // with both letters and digits; user names are shorter or dotted.
     const std::string_view user = authority.substr(0, at);
-    if (user.size() < 20 || colon != kNpos) return;
+    if (user.size() < 20 || colon < at) return;
     bool digit = false, alpha = false;
     for (char c : user) {
       if (!IsVendorTokenChar(c)) return;
@@ -426,6 +426,9 @@ void MatchJwtAt(std::string_view text, size_t j, SecretMatches& out) {
   out.push_back({s, s, end, kRedactVendorToken});
 }
 
+// How far back a command-line detector looks for its tool's name.
+constexpr size_t kToolLookBack = 4096;
+
 // At the 'w' of "password" in a .netrc (where `wandb login` and
 // huggingface-cli keep their keys): "password VALUE" alone on its line, or
 // after "machine HOST login USER" on the same line. Only where the line is
@@ -438,7 +441,8 @@ void MatchNetrcPasswordAt(std::string_view text, size_t w, bool text_starts_line
   const size_t word = w - 4;
   if (word > 0 && !IsBlank(text[word - 1])) return;
   size_t line = word;
-  while (line > 0 && text[line - 1] != '\n') --line;
+  while (line > 0 && word - line < kToolLookBack && text[line - 1] != '\n') --line;
+  if (line > 0 && text[line - 1] != '\n') return;  // far from its line's start: not netrc
   if (line == 0 && !text_starts_line) return;
   size_t first = line;
   while (first < word && IsBlank(text[first])) ++first;
@@ -470,16 +474,17 @@ std::pair<size_t, size_t> WordAt(std::string_view text, size_t v) {
 void MatchWandbLoginAt(std::string_view text, size_t w, SecretMatches& out) {
   if (!HasAt(text, w, "wandb login ") || (w > 0 && IsWordChar(text[w - 1]))) return;
   size_t v = w + 12;
-  for (;;) {
+  for (int words = 0; words < 8; ++words) {
     auto [b, e] = WordAt(text, v);
     if (b == e) return;
-    if (text[b] == '-') {  // --relogin, --host=...
-      v = e;
-      continue;
-    }
-    if (e - b >= 32 && !IsShellReference(text.substr(b, e - b)))
+    v = e < text.size() && (text[e] == '\'' || text[e] == '"') ? e + 1 : e;
+    const std::string_view word = text.substr(b, e - b);
+    // Flags (--relogin, --cloud, --host=URL), and --host's own URL.
+    if (word.front() == '-' || word.find("://") != kNpos) continue;
+    if (word.size() >= 32 && !IsShellReference(word)) {
       out.push_back({w, b, e, kRedactNamedSecret});
-    return;
+      return;
+    }
   }
 }
 
@@ -488,12 +493,22 @@ void MatchWandbLoginAt(std::string_view text, size_t w, SecretMatches& out) {
 // login and twine (elsewhere -p is a port or a path). The line must name
 // the tool.
 void MatchShortPasswordFlagAt(std::string_view text, size_t d, SecretMatches& out) {
-  if (d + 2 >= text.size() || !IsBlank(text[d + 2]) || (d > 0 && !IsBlank(text[d - 1]))) return;
+  if (d + 2 >= text.size() || (d > 0 && !IsBlank(text[d - 1]))) return;
   const char flag = text[d + 1];
   if (flag != 'u' && flag != 'p') return;
+  // The tool's name comes early on its line: look back a bounded stretch,
+  // so that a long line of flags costs linear time.
   size_t line = d;
-  while (line > 0 && text[line - 1] != '\n') --line;
+  while (line > 0 && d - line < kToolLookBack && text[line - 1] != '\n') --line;
   const std::string_view before = text.substr(line, d - line);
+  if (!IsBlank(text[d + 2])) {
+    // sshpass also takes the password glued to the flag: "-pSECRET".
+    if (flag != 'p' || before.find("sshpass") == kNpos) return;
+    auto [b, e] = WordAt(text, d + 2);
+    if (b < e && !IsShellReference(text.substr(b, e - b)))
+      out.push_back({d, b, e, kRedactNamedSecret});
+    return;
+  }
   auto [b, e] = WordAt(text, d + 2);
   if (b == e || text[b] == '-' || IsShellReference(text.substr(b, e - b))) return;
   if (flag == 'u') {

@@ -191,11 +191,11 @@ std::vector<DiffItem> DiffTemplates(const DiffSide& good, const DiffSide& bad, s
     const double rate_bad = row.count / bad_lines;
     if (rate_good <= 0 || rate_bad <= 0) continue;
     c.factor = rate_bad / rate_good;
-    // The count must move the same way as the rate: a flood of new lines in
+    // A falling rate must come with a falling count: a flood of new lines in
     // bad lowers every other template's rate, and "7.7x less frequent (32
-    // -> 32 lines)" is no change of that template.
-    c.rising =
-        c.factor >= kFrequencyFactor && row.count >= kFrequencyMinCount && row.count > c.good_count;
+    // -> 32 lines)" is no change of that template. (A rising rate needs no
+    // rising count: a bad run that died early has fewer lines of all kinds.)
+    c.rising = c.factor >= kFrequencyFactor && row.count >= kFrequencyMinCount;
     const bool falling = c.factor <= 1 / kFrequencyFactor && c.good_count >= kFrequencyMinCount &&
                          row.count < c.good_count;
     if (!c.rising && !falling) continue;

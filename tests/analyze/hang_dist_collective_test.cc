@@ -352,6 +352,16 @@ TEST(CollectiveTimeout, StuckWatchdogsNameTheRankThatFailedFirstOrIsSilent) {
             std::string::npos)
       << fs[0].summary;
   EXPECT_TRUE(Cites(fs[0], kLog1, 900));
+
+  // Rank 13's own watchdog got stuck too, after its fault: the fault before
+  // its stuck line still makes it the rank that failed first.
+  DistEvent& own = job.b.Event(DistKind::kWatchdogStuck, job.node1, 1513, 13);
+  own.ts_us = 1'700'000'600'000'000;
+  const auto gs = job.b.Run();
+  ASSERT_EQ(Codes(gs), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(gs[0].culprits, (std::vector<Culprit>{RankAt(13, "node-1")})) << gs[0].summary;
+  EXPECT_NE(gs[0].summary.find("rank 13 (host node-1) failed first"), std::string::npos)
+      << gs[0].summary;
 }
 
 // torchrun --max-restarts: the worker group hung at SeqNum 1201, was
@@ -386,6 +396,21 @@ TEST(CollectiveTimeout, AHangTheRunRecoveredFromIsAWarning) {
                                       "1500"),
             std::string::npos)
       << recovered[0].summary;
+  // A few step lines after the timeouts (stdout flushed at exit) are no
+  // recovery, even past the hang's step.
+  job.b.in.steps.clear();
+  for (int64_t r : {0, 8}) {
+    StepSeries series;
+    series.host = r < 8 ? "node-0" : "node-1";
+    series.rank = r;
+    series.points.push_back({1100, 1.0, job.FileOf(r), 100});
+    series.points.push_back({1150, 1.0, job.FileOf(r), 3000});
+    series.points.push_back({1151, 1.0, job.FileOf(r), 3001});
+    job.b.in.steps.push_back(std::move(series));
+  }
+  const auto flushed = job.b.Run();
+  ASSERT_EQ(Codes(flushed), std::vector<std::string>{"hang.collective_timeout"});
+  EXPECT_EQ(flushed[0].severity, Severity::kError);
   // Restarted, but it never got past where it hung: still the failure.
   const auto again = run(1080);
   ASSERT_EQ(Codes(again), std::vector<std::string>{"hang.collective_timeout"});

@@ -286,7 +286,7 @@ TEST_F(RuntimeRulesTest, UntimedKernelEventsOnAHostWhoseWorkersFinishedAreForeig
   facts_.xids = {x};
   EXPECT_TRUE(BuildOomKilled(facts_).has_value());
   EXPECT_TRUE(BuildCudaError(facts_).has_value());
-  facts_.succeeded_hosts = {"shared-gpu-12"};
+  facts_.succeeded.hosts = {"shared-gpu-12"};
   EXPECT_FALSE(BuildOomKilled(facts_).has_value());
   EXPECT_FALSE(BuildCudaError(facts_).has_value());
   // A kill with a time is judged by its time, not by the report.

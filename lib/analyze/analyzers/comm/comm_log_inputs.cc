@@ -152,7 +152,7 @@ void LoadCommLogFacts(const AnalysisContext& ctx, CommLogFacts& facts) {
         return true;
       });
 
-  facts.succeeded_hosts = LoadSucceededHosts(index);
+  facts.succeeded = LoadLauncherSuccesses(index);
 
   // Environment dumps: only NCCL's own variables matter here.
   index.Query(

@@ -19,6 +19,7 @@
 #include "analyze/analyzer.h"
 #include "analyze/finding.h"
 #include "analyze/rank_map.h"
+#include "analyze/succeeded_hosts.h"
 #include "common/line_fields.h"
 
 namespace casefile::comm {
@@ -116,7 +117,7 @@ struct CommLogFacts {
   // belongs to a process that joined.
   std::map<int64_t, int64_t> last_ts;
   // Hosts whose launcher reported its workers finished (succeeded_hosts.h).
-  std::vector<std::string> succeeded_hosts;
+  LauncherSuccesses succeeded;
   const RankHostMap* ranks = nullptr;  // may be null in tests
   // Evidence for a line.
   std::function<Evidence(int64_t file_id, int64_t line_no)> line;

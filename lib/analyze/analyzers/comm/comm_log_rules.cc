@@ -17,7 +17,7 @@ std::vector<Finding> BuildCommLogFindings(const CommLogFacts& facts) {
   // recovered) did not end the run there.
   for (Finding& f : out) {
     if (f.code == "comm.nccl_error" || f.code == "comm.rendezvous_failed")
-      SoftenIfHostsSucceeded(f, facts.succeeded_hosts);
+      SoftenIfHostsSucceeded(f, facts.succeeded);
   }
   return out;
 }

@@ -111,7 +111,17 @@ std::vector<Failed> FailedFirst(const View& v, const DistContext& ctx) {
       rank = locals.GlobalOfLocal(e.host, LocalRankIn(e.detail));
     // An error line under torchrun's "[default<k>]:" names only its local rank.
     if (!rank && e.local_rank) rank = locals.GlobalOfLocal(e.host, *e.local_rank);
-    if (!rank || v.first_timeout.count(*rank) || v.first_stuck.count(*rank)) continue;
+    if (!rank || v.first_timeout.count(*rank)) continue;
+    // A rank whose watchdog got stuck may still have failed first: its own
+    // error before its stuck line (a GPU fault that then blocked NCCL)
+    // counts; what it printed after is the heartbeat monitor's abort.
+    if (auto s = v.first_stuck.find(*rank); s != v.first_stuck.end()) {
+      const DistEvent& st = *s->second;
+      const bool after = e.ts_us != kNoTimestamp && st.ts_us != kNoTimestamp
+                             ? e.ts_us >= st.ts_us
+                             : e.file_id != st.file_id || e.line_no > st.line_no;
+      if (after) continue;
+    }
     if (IsHangConsequence(e)) continue;
     // An error logged after the others had already timed out cannot be
     // what they were waiting for.

@@ -397,6 +397,8 @@ Finding MismatchFinding(const DistContext& ctx, const View& v, const std::option
 // the highest step it logged before its first one. Returns the sentence that
 // says so, or "" when the run did not visibly recover (no steps, or steps
 // only below the hang's).
+constexpr size_t kRecoveredSteps = 3;
+
 std::string RecoveryText(const View& v, const DistInputs& in) {
   struct Span {
     int64_t first = INT64_MAX, last = 0;
@@ -413,6 +415,7 @@ std::string RecoveryText(const View& v, const DistInputs& in) {
   if (waits.empty()) return "";
   struct Steps {
     std::optional<int64_t> before, after;  // highest step before the first wait, after the last
+    size_t after_count = 0;                // step points after the last wait
   };
   std::map<int64_t, Steps> steps;
   for (const StepSeries& series : in.steps) {
@@ -421,13 +424,18 @@ std::string RecoveryText(const View& v, const DistInputs& in) {
       if (w == waits.end() || !p.step) continue;
       Steps& st = steps[p.file_id];
       if (p.line_no < w->second.first) st.before = std::max(st.before.value_or(*p.step), *p.step);
-      if (p.line_no > w->second.last) st.after = std::max(st.after.value_or(*p.step), *p.step);
+      if (p.line_no > w->second.last) {
+        st.after = std::max(st.after.value_or(*p.step), *p.step);
+        ++st.after_count;
+      }
     }
   }
   int64_t reached = 0;
   for (const auto& [file, span] : waits) {
     auto it = steps.find(file);
-    if (it == steps.end() || !it->second.after ||
+    // A few step lines a buffered stdout flushed at exit are no recovery:
+    // training must go on for several steps.
+    if (it == steps.end() || !it->second.after || it->second.after_count < kRecoveredSteps ||
         (it->second.before && *it->second.after <= *it->second.before))
       return "";
     reached = std::max(reached, *it->second.after);

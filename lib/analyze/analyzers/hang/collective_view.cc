@@ -69,7 +69,7 @@ View BuildView(const DistInputs& in) {
       // A rank whose watchdog was stuck was inside NCCL: it is no silent rank.
       v.first_stuck.emplace(*e->rank, e);
       v.spoke.insert(*e->rank);
-    } else if (stuck_seen.insert({e->host.empty() ? e->file_id : 0, e->host}).second) {
+    } else if (stuck_seen.insert({e->file_id, e->host}).second) {
       v.stuck_rankless.push_back(e);
     }
   }

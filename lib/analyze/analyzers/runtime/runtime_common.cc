@@ -45,7 +45,7 @@ bool IsRecovered(const RuntimeFacts& facts, const FailureRow& row) {
 
 bool IsForeignUntimedKernelEvent(const RuntimeFacts& facts, int64_t ts_us,
                                  const std::string& host) {
-  return ts_us == kNoTimestamp && HostSucceeded(facts.succeeded_hosts, host);
+  return ts_us == kNoTimestamp && HostSucceeded(facts.succeeded, host);
 }
 
 bool SameHost(std::string_view a, std::string_view b) {

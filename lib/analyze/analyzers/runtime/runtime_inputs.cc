@@ -70,7 +70,7 @@ void LoadFailureRows(const IndexReader& index, const std::vector<FileRow>& files
         return true;
       });
 
-  facts.succeeded_hosts = LoadSucceededHosts(index);
+  facts.succeeded = LoadLauncherSuccesses(index);
 
   // Step times matter only after a failure (IsRecovered): only the files
   // with a failure row are read.

@@ -15,6 +15,7 @@
 
 #include "analyze/finding.h"
 #include "analyze/rank_map.h"
+#include "analyze/succeeded_hosts.h"
 #include "common/line_fields.h"
 #include "index/index_reader.h"
 
@@ -120,7 +121,7 @@ struct RuntimeFacts {
   // Hosts whose launcher reported that its workers finished (torchrun's
   // "worker group successfully finished", launcher_success rows): no
   // process of the run there was killed or died of a GPU fault.
-  std::vector<std::string> succeeded_hosts;
+  LauncherSuccesses succeeded;
   // The first and last timestamps of the log files' lines.
   int64_t run_first_us = kNoTimestamp;
   int64_t run_last_us = kNoTimestamp;

@@ -12,7 +12,7 @@ std::vector<Finding> BuildRuntimeFindings(const RuntimeFacts& facts) {
   if (auto f = BuildFirstFailure(facts, !out.empty())) {
     // A traceback the program printed and survived (its host's workers
     // finished): where to look, not what ended the run.
-    SoftenIfHostsSucceeded(*f, facts.succeeded_hosts);
+    SoftenIfHostsSucceeded(*f, facts.succeeded);
     out.push_back(std::move(*f));
   }
   return out;
