@@ -47,9 +47,12 @@ void SoftenIfHostsSucceeded(Finding& f, const LauncherSuccesses& s) {
   for (const Culprit& c : f.culprits) {
     if (!c.host || !HostSucceeded(s, *c.host)) return;
   }
+  // The agent's own teardown follows its report within a few lines (its
+  // exit barrier: "Error waiting on exit barrier" and its traceback).
+  constexpr int64_t kTeardownLines = 16;
   for (const Evidence& e : f.evidence) {
     const auto it = s.last_line.find(e.path);
-    if (it == s.last_line.end() || it->second <= e.line) return;
+    if (it == s.last_line.end() || e.line > it->second + kTeardownLines) return;
   }
   f.severity = Severity::kWarning;
   f.summary +=

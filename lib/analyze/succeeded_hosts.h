@@ -32,8 +32,9 @@ bool HostSucceeded(const LauncherSuccesses& s, std::string_view host);
 
 // Makes an error a warning and says why, when the finding names culprits,
 // every one with a host that succeeded, and every line it cites comes before
-// a success report in the same file (a success of an earlier step of the
-// job, a preprocessing torchrun, says nothing of a later failure).
+// a success report in the same file, or at most 16 lines after it (the
+// agent's exit barrier). A success of an earlier step of the job (a
+// preprocessing torchrun) says nothing of a later failure.
 void SoftenIfHostsSucceeded(Finding& f, const LauncherSuccesses& s);
 
 }  // namespace casefile

@@ -39,8 +39,15 @@ Report AnalyzeBundle(Success success) {
       "I0604 11:02:41.882000 140071928194880 torch/distributed/elastic/agent/server/api.py:846] "
       "[default] worker group successfully finished. Waiting 300 seconds for other agents to "
       "finish.\n";
-  // A preprocessing torchrun that finished before training started.
-  if (success == Success::kBefore) log += finished;
+  // A preprocessing torchrun that finished before training started: the
+  // training's launcher prints its banner before anything fails.
+  if (success == Success::kBefore) {
+    log += finished;
+    for (int i = 0; i < 20; ++i)
+      log += "I0604 11:05:0" + std::to_string(i % 10) +
+             ".000000 140071928194880 torch/distributed/launcher/api.py:188] entrypoint: "
+             "train.py\n";
+  }
   // A reward function's traceback the program caught and printed.
   log +=
       "[default0]:[rank0]:Traceback (most recent call last):\n"
