@@ -68,6 +68,29 @@ TEST(MetricForms, DeepSpeedOverflowVariants) {
   EXPECT_EQ(r.Text(kScaleAttempted), "65536");
   EXPECT_EQ(r.Text(kScaleReducedTo), "<none>");
   EXPECT_EQ(r.Text(kOverflowSkip), "1");
+
+  // FP16_Optimizer through log_dist: the rank before the words.
+  r = ReadLine(
+      "[2024-05-01 10:00:00,000] [INFO] [logging.py:96:log_dist] [Rank 5] Overflow detected. "
+      "Skipping step. Attempted loss scale: 1.0, reducing to 1.0");
+  EXPECT_EQ(r.form, "deepspeed_overflow_detected");
+  EXPECT_EQ(r.m.named_rank, 5);
+  EXPECT_EQ(r.Text(kScaleAttempted), "1.0");
+  EXPECT_EQ(r.Text(kScaleReducedTo), "1.0");
+}
+
+TEST(MetricForms, FairseqScaler) {
+  Read r = ReadLine(
+      "2024-05-01 10:00:00 | INFO | fairseq.trainer | NOTE: gradient overflow detected, ignoring "
+      "gradient, setting loss scale to: 0.0009765625");
+  EXPECT_EQ(r.form, "fairseq_overflow");
+  EXPECT_EQ(r.Text(kOverflowSkip), "1");
+  EXPECT_EQ(r.Text(kScaleReducedTo), "0.0009765625");
+  r = ReadLine(
+      "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. "
+      "Try lowering the learning rate, using gradient clipping or increasing the batch size.");
+  EXPECT_EQ(r.form, "fairseq_min_scale");
+  EXPECT_EQ(r.Text(kScaleAtMinimum), "1");
 }
 
 TEST(MetricForms, OtherScalerMessages) {

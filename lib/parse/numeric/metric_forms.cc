@@ -54,6 +54,30 @@ bool ParseDeepSpeedOverflow(std::string_view s, size_t at, uint32_t, LineMetrics
   return true;
 }
 
+// DeepSpeed's FP16_Optimizer through log_dist: "[Rank 0] Overflow detected.
+// Skipping step. Attempted loss scale: 1.0, reducing to 1.0": the rank
+// comes before the words.
+bool ParseOverflowDetected(std::string_view s, size_t at, uint32_t hits, LineMetrics* out) {
+  if (!ParseDeepSpeedOverflow(s, at, hits, out)) return false;
+  const size_t rank_at = s.rfind("Rank ", at);
+  int64_t rank = 0;
+  if (out->named_rank < 0 && rank_at != kNpos && ReadCount(s, rank_at + 5, &rank) &&
+      rank <= INT32_MAX)
+    out->named_rank = static_cast<int32_t>(rank);
+  return true;
+}
+
+// fairseq: "NOTE: gradient overflow detected, ignoring gradient, setting loss
+// scale to: 0.0009765625".
+bool ParseFairseqOverflow(std::string_view s, size_t at, uint32_t, LineMetrics* out) {
+  const size_t to = After(s, at, "setting loss scale to:");
+  MetricValue v;
+  if (to == kNpos || !ReadValueAt(s, to, &v)) return false;
+  out->Add(kOverflowSkip, kOne);
+  out->Add(kScaleReducedTo, v);
+  return true;
+}
+
 // Apex / Megatron: "Gradient overflow.  Skipping step, loss scaler 0 reducing
 // loss scale to 32768.0".
 bool ParseApexOverflow(std::string_view s, size_t at, uint32_t, LineMetrics* out) {
@@ -286,6 +310,14 @@ const MetricForm kForms[] = {
     {"deepspeed_overflow", kHitOverflow, 0, "OVERFLOW!", ParseDeepSpeedOverflow,
      "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to "
      "32768"},
+    {"deepspeed_overflow_detected", kHitOverflow, 0, "Overflow detected. Skipping step",
+     ParseOverflowDetected,
+     "[Rank 0] Overflow detected. Skipping step. Attempted loss scale: 1.0, reducing to 1.0"},
+    {"fairseq_overflow", kHitOverflow, 0, "gradient overflow detected, ignoring gradient",
+     ParseFairseqOverflow,
+     "NOTE: gradient overflow detected, ignoring gradient, setting loss scale to: 0.0009765625"},
+    {"fairseq_min_scale", kHitLoss, 0, "Minimum loss scale reached", ParseScaleAtMinimum,
+     "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding."},
     {"apex_overflow", kHitOverflow, 0, "Gradient overflow.", ParseApexOverflow,
      "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0"},
     {"deepspeed_grad_overflow", kHitOverflow, 0, "Grad overflow on iteration",
