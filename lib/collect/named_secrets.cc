@@ -388,6 +388,16 @@ void MatchAssignmentAt(std::string_view text, size_t s, bool text_starts_line, S
   AddIfSecret(text, context, key, key_class, value, out);
 }
 
+// A flag's value at `v`: quoted, or up to the next blank.
+Value FlagValueAt(std::string_view text, size_t v) {
+  if (OpensQuote(text, v)) return QuotedValue(text, v);
+  Value value;
+  value.begin = v;
+  value.end = v;
+  while (value.end < text.size() && !IsBlank(text[value.end])) ++value.end;
+  return value;
+}
+
 // How far back "--user" looks for curl on its line.
 constexpr size_t kCurlLookBack = 4096;
 
@@ -404,15 +414,7 @@ void MatchFlagValueAt(std::string_view text, size_t d, SecretMatches& out) {
       text.substr(d > kCurlLookBack ? d - kCurlLookBack : 0, std::min(d, kCurlLookBack))
               .find("curl") != kNpos) {
     // curl's "--user name:PASSWORD", quoted or not.
-    const size_t v = SkipBlanks(text, key_end, 16);
-    Value value;
-    if (OpensQuote(text, v)) {
-      value = QuotedValue(text, v);
-    } else {
-      value.begin = v;
-      value.end = v;
-      while (value.end < n && !IsBlank(text[value.end])) ++value.end;
-    }
+    const Value value = FlagValueAt(text, SkipBlanks(text, key_end, 16));
     const size_t colon = text.substr(value.begin, value.end - value.begin).find(':');
     if (colon != kNpos && value.begin + colon + 1 < value.end &&
         text[value.begin + colon + 1] != '$')
@@ -421,17 +423,9 @@ void MatchFlagValueAt(std::string_view text, size_t d, SecretMatches& out) {
   }
   const SecretKeyClass key_class = ClassifySecretKey(key);
   if (key_class == SecretKeyClass::kNone) return;
-  size_t v = SkipBlanks(text, key_end, 16);
+  const size_t v = SkipBlanks(text, key_end, 16);
   if (v >= n || text[v] == '-') return;  // the next flag, not a value
-  Value value;
-  if (OpensQuote(text, v)) {
-    value = QuotedValue(text, v);
-  } else {
-    value.begin = v;
-    value.end = v;
-    while (value.end < n && !IsBlank(text[value.end])) ++value.end;
-  }
-  AddIfSecret(text, d, key, key_class, value, out);
+  AddIfSecret(text, d, key, key_class, FlagValueAt(text, v), out);
 }
 
 void FindNamedSecrets(std::string_view text, bool text_starts_line, SecretMatches& out) {
