@@ -2,18 +2,14 @@
 
 #include <algorithm>
 
+#include "analyze/host_names.h"
+
 namespace casefile {
 namespace {
 
 // A bundle of 16k hosts has as many agents; more rows than this are not
 // a launcher's.
 constexpr size_t kMaxRows = 100'000;
-
-bool SameHostName(std::string_view a, std::string_view b) {
-  if (a == b) return true;
-  if (a.size() > b.size()) std::swap(a, b);
-  return !a.empty() && b.starts_with(a) && b[a.size()] == '.';
-}
 
 }  // namespace
 
@@ -39,7 +35,7 @@ LauncherSuccesses LoadLauncherSuccesses(const IndexReader& index) {
 bool HostSucceeded(const LauncherSuccesses& s, std::string_view host) {
   if (host.empty()) return false;
   return std::any_of(s.hosts.begin(), s.hosts.end(),
-                     [&](const std::string& h) { return SameHostName(h, host); });
+                     [&](const std::string& h) { return SameHost(h, host); });
 }
 
 void SoftenIfHostsSucceeded(Finding& f, const LauncherSuccesses& s) {

@@ -55,4 +55,11 @@ std::string RankRanges(std::vector<int64_t> ranks) {
   return out;
 }
 
+std::string ClipText(std::string_view s, size_t max) {
+  if (s.size() <= max) return std::string(s);
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n)) + "...";
+}
+
 }  // namespace casefile

@@ -17,6 +17,9 @@ std::string NameList(const std::vector<std::string>& names, size_t max_named);
 std::string Count(size_t n, std::string_view one, std::string_view many);
 // "2024-05-01 12:00:01 UTC".
 std::string ClockText(int64_t ts_us);
+// `s` cut to at most `max` bytes (never inside a UTF-8 sequence) and "..."
+// added when cut.
+std::string ClipText(std::string_view s, size_t max);
 // ASCII case-insensitive search.
 bool ContainsNoCase(std::string_view hay, std::string_view needle);
 

@@ -42,12 +42,6 @@ std::string HostList(const std::vector<std::string>& hosts, size_t max_named) {
   return NameList(names, max_named);
 }
 
-bool SameHost(std::string_view a, std::string_view b) {
-  if (a == b) return true;
-  if (a.size() > b.size()) std::swap(a, b);
-  return !a.empty() && b.starts_with(a) && b[a.size()] == '.';
-}
-
 GlobalRanks::GlobalRanks(const std::vector<NcclProc>& procs) {
   for (const NcclProc& p : procs) {
     if (p.parent.empty() && p.nranks && *p.nranks > world_) world_ = *p.nranks;

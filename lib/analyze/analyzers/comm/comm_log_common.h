@@ -13,6 +13,7 @@
 
 #include "analyze/analyzers/comm/comm_log_inputs.h"
 #include "analyze/finding.h"
+#include "analyze/host_names.h"
 #include "analyze/summary_text.h"
 
 namespace casefile::comm {
@@ -39,8 +40,7 @@ void AddCulprit(Finding& f, const std::string& host, std::optional<int64_t> rank
 // "node-1, node-2 and 3 more" ("an unknown host" for "").
 std::string HostList(const std::vector<std::string>& hosts, size_t max_named = kMaxNamed);
 
-// "node-1 and node-1.cluster.local" are one host.
-bool SameHost(std::string_view a, std::string_view b);
+// SameHost: analyze/host_names.h.
 
 // The identity of a process in a log: file, host, pid.
 using ProcKey = std::tuple<int64_t, std::string, int64_t>;

@@ -6,6 +6,7 @@
 #include "analyze/analyzers/runtime/cuda_text.h"
 #include "analyze/failure_markers.h"
 #include "analyze/succeeded_hosts.h"
+#include "analyze/summary_text.h"
 
 namespace casefile::runtime {
 
@@ -46,12 +47,6 @@ bool IsRecovered(const RuntimeFacts& facts, const FailureRow& row) {
 bool IsForeignUntimedKernelEvent(const RuntimeFacts& facts, int64_t ts_us,
                                  const std::string& host) {
   return ts_us == kNoTimestamp && HostSucceeded(facts.succeeded, host);
-}
-
-bool SameHost(std::string_view a, std::string_view b) {
-  if (a == b) return true;
-  if (a.size() > b.size()) std::swap(a, b);
-  return !a.empty() && b.starts_with(a) && b[a.size()] == '.';
 }
 
 Culprit CulpritOf(const RuntimeFacts& facts, std::optional<int64_t> rank, const std::string& host) {
@@ -147,11 +142,6 @@ std::string_view ExceptionType(std::string_view detail) {
   return name;
 }
 
-std::string Shorten(std::string_view s, size_t max) {
-  if (s.size() <= max) return std::string(s);
-  size_t n = max;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return std::string(s.substr(0, n)) + "...";
-}
+std::string Shorten(std::string_view s, size_t max) { return ClipText(s, max); }
 
 }  // namespace casefile::runtime

@@ -13,6 +13,7 @@
 
 #include "analyze/analyzers/runtime/runtime_inputs.h"
 #include "analyze/finding.h"
+#include "analyze/host_names.h"
 #include "analyze/summary_text.h"
 
 namespace casefile::runtime {
@@ -45,9 +46,7 @@ bool IsRecovered(const RuntimeFacts& facts, const FailureRow& row);
 // its workers finished: an event of another job or an earlier boot.
 bool IsForeignUntimedKernelEvent(const RuntimeFacts& facts, int64_t ts_us, const std::string& host);
 
-// Host names as different sources print one machine: "node-1" and
-// "node-1.cluster.local" are the same host.
-bool SameHost(std::string_view a, std::string_view b);
+// SameHost: analyze/host_names.h.
 
 // {rank, host}: the host from the rank->host map, else `host`.
 Culprit CulpritOf(const RuntimeFacts& facts, std::optional<int64_t> rank, const std::string& host);
